@@ -1,0 +1,41 @@
+# simserver developer entry points. Every target sets itself up on a fresh machine.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: help demo test lint typecheck bench docs docs-check clean
+
+help:  ## List targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary, write build/demo.png
+	$(BIN)/simserver run --inputs simserver/data/s_curve.csv --fast --progress --summary \
+		--plot build/demo.png
+
+test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
+	$(BIN)/ruff check simserver tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)  ## ruff check and format check
+	$(BIN)/ruff check simserver tests benchmarks
+
+typecheck: $(STAMP)  ## mypy on simserver/
+	$(BIN)/mypy
+
+bench: $(STAMP)  ## Print speed and latency figures next to references measured in the same run
+	$(BIN)/python benchmarks/run_all.py --output benchmarks/RESULTS.md
+
+docs: $(STAMP)  ## Regenerate docs/config.md and docs/protocol.md from the code
+	$(BIN)/simserver docs config > docs/config.md
+	$(BIN)/simserver docs protocol > docs/protocol.md
+
+clean:  ## Remove the virtualenv and build outputs
+	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache

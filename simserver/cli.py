@@ -1,0 +1,208 @@
+"""Command line: ``simserver run | check | motors | config``.
+
+Exit codes: 0 success, 1 runtime failure, 2 bad configuration, inputs or usage.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from simserver import __version__
+from simserver.config.model import Config
+
+EXIT_BAD_CONFIG = 2
+
+
+def _setup_logging(verbose: int, quiet: bool) -> None:
+    level = logging.WARNING if quiet else (logging.DEBUG if verbose > 1 else logging.INFO)
+    logging.basicConfig(level=level, format="simserver: %(message)s", stream=sys.stderr)
+    # ntcore's own connection chatter only with -vv.
+    logging.getLogger("nt").setLevel(logging.DEBUG if verbose > 1 else logging.WARNING)
+
+
+def _load(config: str | None) -> Config:
+    from simserver.config.loader import ConfigError, load, load_default
+
+    try:
+        return load(config) if config else load_default()
+    except ConfigError as exc:
+        for issue in exc.issues:
+            click.echo(issue.render(exc.source), err=True)
+        n = len(exc.issues)
+        click.echo(f"{exc.source}: {n} problem{'s' if n != 1 else ''}; nothing was started.",
+                   err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="simserver")
+def main() -> None:
+    """Headless physics for FRC robot programs in WPILib simulation, over NetworkTables 4.
+
+    Start your robot program in simulation, then `simserver run` beside it. Docs: docs/.
+    """
+
+
+@main.command()
+@click.argument("config", required=False, type=click.Path(dir_okay=False))
+@click.option("--server", "server", metavar="HOST[:PORT]",
+              help="Connect to this NT server (default: the robot program at localhost:5810).")
+@click.option("--serve", "serve", metavar="[HOST:]PORT",
+              help="Host an NT server instead, bound to 127.0.0.1 unless HOST is given.")
+@click.option("--fast", is_flag=True, help="Run as fast as possible instead of in real time.")
+@click.option("--duration", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Stop after this much simulated time.")
+@click.option("--inputs", "inputs", type=click.Path(dir_okay=False), metavar="CSV",
+              help="Drive motors/solenoids from a CSV (time column + one column per name) "
+                   "instead of NetworkTables. Without --serve/--server, nothing is published.")
+@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PNG",
+              help="Write a plot of path, wheel speeds, battery voltage and current.")
+@click.option("--summary/--no-summary", default=None,
+              help="Print the summary table at the end (default: on for --duration runs).")
+@click.option("--progress/--no-progress", default=None,
+              help="Progress bar for --duration runs (default: on when stderr is a terminal).")
+@click.option("--seed", type=click.IntRange(min=0), help="Override sim.seed.")
+@click.option("-v", "--verbose", count=True, help="More log output.")
+@click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
+def run(config: str | None, server: str | None, serve: str | None, fast: bool,
+        duration: float | None, inputs: str | None, plot_path: str | None,
+        summary: bool | None, progress: bool | None, seed: int | None, verbose: int,
+        quiet: bool) -> None:
+    """Simulate the robot in CONFIG (default: the bundled kitbot).
+
+    \b
+    Examples:
+      simserver run                       # beside `robotpy sim`, real time
+      simserver run robot.toml --serve 5811
+      simserver run --inputs drive.csv --fast --plot run.png
+    """
+    import dataclasses
+
+    from simserver.io.nt import Endpoint, parse_hostport
+    from simserver.io.scripted import ScriptError, load_script
+    from simserver.report import plot
+    from simserver.session import RunOptions, Session
+
+    _setup_logging(verbose, quiet)
+    if server and serve:
+        raise click.UsageError("--server and --serve exclude each other")
+    cfg = _load(config)
+    if seed is not None:
+        cfg = dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, seed=seed))
+    endpoint = None
+    try:
+        if serve:
+            host, port = parse_hostport(serve, "127.0.0.1", 5810)
+            endpoint = Endpoint("server", host, port)
+        elif server or not inputs:
+            host, port = parse_hostport(server or "localhost", "localhost", 5810)
+            endpoint = Endpoint("client", host, port)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--serve" if serve else "--server") from None
+    script = None
+    if inputs:
+        try:
+            script = load_script(inputs, list(cfg.motors), list(cfg.solenoids))
+        except ScriptError as exc:
+            click.echo(f"simserver: {exc}", err=True)
+            sys.exit(EXIT_BAD_CONFIG)
+        if duration is None:
+            duration = script.duration
+    opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint)
+    session = Session(cfg, opts)
+    show_progress = progress if progress is not None else (
+        duration is not None and sys.stderr.isatty())
+    mode = "as fast as possible" if fast else "in real time"
+    span = f"{duration:g} s" if duration else "until stopped (Ctrl-C)"
+    source = f"inputs from {inputs}" if inputs else "inputs from NetworkTables"
+    logging.getLogger("simserver").info("simulating %s %s, %s; %s", config or "the kitbot",
+                                        mode, span, source)
+    if show_progress and duration is not None:
+        with click.progressbar(length=1000, label="simulating", file=sys.stderr,
+                               show_eta=True) as bar:
+            done = [0]
+
+            def advance(t: float) -> None:
+                target = min(1000, int(1000 * t / duration))
+                if target > done[0]:
+                    bar.update(target - done[0])
+                    done[0] = target
+
+            result = session.run(advance)
+    else:
+        result = session.run()
+    if session.stop_requested:
+        click.echo("simserver: stopped; results so far follow.", err=True)
+    if summary if summary is not None else duration is not None:
+        click.echo(result.table())
+    if plot_path and session.trace is not None:
+        walls = session.world.walls
+        out = plot(session.trace, plot_path, (walls.length, walls.width),
+                   title=f"simserver: {config or 'kitbot'}")
+        click.echo(f"plot written to {out}")
+
+
+@main.command()
+@click.argument("configs", nargs=-1, required=True, type=click.Path(dir_okay=False))
+def check(configs: tuple[str, ...]) -> None:
+    """Validate config files without starting anything (exit 2 on any problem)."""
+    from simserver.config.loader import ConfigError, load
+
+    bad = 0
+    for path in configs:
+        try:
+            cfg = load(path)
+        except ConfigError as exc:
+            bad += 1
+            for issue in exc.issues:
+                click.echo(issue.render(exc.source), err=True)
+            continue
+        click.echo(f"{path}: OK ({len(cfg.motors)} motors, {len(cfg.encoders)} encoders, "
+                   f"{cfg.drivetrain.fidelity} differential drivetrain)")
+    if bad:
+        sys.exit(EXIT_BAD_CONFIG)
+
+
+@main.command()
+def motors() -> None:
+    """List the motor types a config can name."""
+    from simserver.models.motor import catalog_names, motor_by_name
+
+    click.echo(f"{'type':<18}{'free speed':>12}{'stall torque':>14}{'stall current':>15}"
+               f"{'free current':>14}")
+    for name in catalog_names():
+        m = motor_by_name(name)
+        rpm = m.free_speed * 60 / (2 * 3.141592653589793)
+        click.echo(f"{name:<18}{rpm:>8.0f} rpm{m.stall_torque:>10.2f} N·m{m.stall_current:>13.0f} A"
+                   f"{m.free_current:>12.1f} A")
+
+
+@main.command("config")
+@click.option("-o", "--output", type=click.Path(dir_okay=False), help="Write to a file.")
+def config_cmd(output: str | None) -> None:
+    """Print the bundled kitbot config, a starting point for your own."""
+    from simserver.config.loader import default_config_text
+
+    text = default_config_text()
+    if output:
+        path = Path(output)
+        if path.exists():
+            raise click.ClickException(f"{output} exists; not overwriting it")
+        path.write_text(text, encoding="utf-8")
+        click.echo(f"wrote {output}")
+    else:
+        click.echo(text, nl=False)
+
+
+@main.command("docs", hidden=True)
+@click.argument("which", type=click.Choice(["config", "protocol"]))
+def docs_cmd(which: str) -> None:
+    """Print generated reference docs (used by `make docs`)."""
+    from simserver import docgen
+
+    click.echo(docgen.config_reference() if which == "config" else docgen.protocol_reference(),
+               nl=False)

@@ -1,0 +1,170 @@
+"""Field declarations for config dataclasses: each field carries its own schema.
+
+A config section is a frozen dataclass whose fields are declared with the helpers below. The
+metadata they attach (kind, dimension, range, default, doc) is the single source of truth for the
+loader (validation and SI conversion), ``simserver check`` and ``docs/config.md``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Schema of one config key.
+
+    kind: "quantity" (string with a unit, stored in SI), "number", "integer", "boolean",
+    "choice", "text", "unit" (a sensor unit name), "section" (nested table),
+    "table" (name -> section), "motor" (a motor type name from the catalog).
+    """
+
+    kind: str
+    doc: str
+    default: Any = None
+    required: bool = False
+    dimension: str | None = None
+    minimum: float | None = None
+    maximum: float | None = None
+    exclusive_minimum: bool = False
+    choices: tuple[str, ...] = ()
+
+    def range_text(self, unit: str = "") -> str:
+        """Human description of the allowed range, e.g. ``> 0 m`` or ``0 .. 1``."""
+        suffix = f" {unit}" if unit else ""
+        lo, hi = self.minimum, self.maximum
+        if lo is not None and hi is not None:
+            op = "<" if self.exclusive_minimum else "≤"
+            return f"{_num(lo)} {op} value ≤ {_num(hi)}{suffix}"
+        if lo is not None:
+            return f"{'>' if self.exclusive_minimum else '≥'} {_num(lo)}{suffix}"
+        if hi is not None:
+            return f"≤ {_num(hi)}{suffix}"
+        return ""
+
+
+def _num(x: float) -> str:
+    return f"{x:g}"
+
+
+def _field(spec: Spec, default: Any = None) -> Any:
+    # The dataclass default only keeps field order legal: the loader always passes every value.
+    if isinstance(default, (dict, list)):
+        return dataclasses.field(default_factory=lambda: default, metadata={"spec": spec})
+    return dataclasses.field(default=default, metadata={"spec": spec})
+
+
+def quantity(
+    default: str | None,
+    dimension: str,
+    doc: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    positive: bool = False,
+) -> Any:
+    """A physical value written as a string with a unit (``"6 in"``), stored as an SI float."""
+    spec = Spec(
+        "quantity",
+        doc,
+        default=default,
+        required=default is None,
+        dimension=dimension,
+        minimum=0.0 if positive else minimum,
+        maximum=maximum,
+        exclusive_minimum=positive,
+    )
+    return _field(spec)
+
+
+def optional_quantity(dimension: str, doc: str, *, positive: bool = False) -> Any:
+    """A physical value that may be left out (then None)."""
+    spec = Spec(
+        "quantity",
+        doc,
+        default=None,
+        dimension=dimension,
+        minimum=0.0 if positive else None,
+        exclusive_minimum=positive,
+    )
+    return _field(spec, None)
+
+
+def number(
+    default: float | None,
+    doc: str,
+    *,
+    minimum: float | None = None,
+    maximum: float | None = None,
+    positive: bool = False,
+    optional: bool = False,
+) -> Any:
+    """A plain (unitless) number; ``optional`` ones may be left out (then None)."""
+    spec = Spec(
+        "number",
+        doc,
+        default=default,
+        required=default is None and not optional,
+        minimum=0.0 if positive else minimum,
+        maximum=maximum,
+        exclusive_minimum=positive,
+    )
+    return _field(spec)
+
+
+def integer(default: int | None, doc: str, *, minimum: int | None = None,
+            maximum: int | None = None) -> Any:
+    """A whole number."""
+    spec = Spec("integer", doc, default=default, required=default is None,
+                minimum=minimum, maximum=maximum)
+    return _field(spec)
+
+
+def boolean(default: bool, doc: str) -> Any:
+    """true or false."""
+    return _field(Spec("boolean", doc, default=default))
+
+
+def choice(default: str | None, choices: tuple[str, ...], doc: str) -> Any:
+    """One string out of a fixed set."""
+    spec = Spec("choice", doc, default=default, required=default is None, choices=choices)
+    return _field(spec)
+
+
+def text(default: str | None, doc: str, *, optional: bool = False) -> Any:
+    """A free string (a name); ``optional`` ones may be left out (then None)."""
+    spec = Spec("text", doc, default=default, required=default is None and not optional)
+    return _field(spec)
+
+
+def sensor_unit(default: str, doc: str) -> Any:
+    """A unit name a sensor reports in: a length, an angle, or ``ticks``."""
+    return _field(Spec("unit", doc, default=default))
+
+
+def motor_type(default: str | None, doc: str) -> Any:
+    """A motor type name from the motor catalog (``simserver motors`` lists them)."""
+    return _field(Spec("motor", doc, default=default, required=default is None))
+
+
+def section(cls: type, doc: str) -> Any:
+    """A nested table with its own keys, filled with defaults when left out."""
+    return _field(Spec("section", doc, default=cls))
+
+
+def optional_section(doc: str) -> Any:
+    """A nested table that may be left out (then None)."""
+    return _field(Spec("section", doc), None)
+
+
+def table(doc: str) -> Any:
+    """A table of named entries (``[motors.left]``, ``[motors.right]``), each a section."""
+    return _field(Spec("table", doc), {})
+
+
+def spec_of(field: dataclasses.Field[Any]) -> Spec:
+    """The Spec attached to a config dataclass field."""
+    spec: Spec = field.metadata["spec"]
+    return spec

@@ -1,0 +1,357 @@
+"""Load and validate a TOML configuration into a :class:`Config` of SI floats.
+
+Every problem is reported with the file, the key path, what was expected and what was found;
+all problems in a file are collected before anything fails, so one `simserver check` shows them
+all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+import tomllib
+import types
+import typing
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from simserver import units
+from simserver.config.fields import Spec, spec_of
+from simserver.config.model import Config
+from simserver.models.motor import MotorCatalogError, motor_by_name
+
+DEFAULT_CONFIG_NAME = "kitbot.toml"
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
+
+
+@dataclass(frozen=True)
+class ConfigIssue:
+    """One problem found in a config file."""
+
+    path: str
+    message: str
+
+    def render(self, source: str) -> str:
+        where = f"{source}: {self.path}" if self.path else source
+        return f"{where}: {self.message}"
+
+
+class ConfigError(Exception):
+    """A configuration that cannot be used; ``issues`` lists every problem found."""
+
+    def __init__(self, source: str, issues: list[ConfigIssue]):
+        self.source = source
+        self.issues = issues
+        super().__init__("\n".join(i.render(source) for i in issues))
+
+
+def default_config_text() -> str:
+    """The bundled kitbot configuration, as TOML text."""
+    return resources.files("simserver.config").joinpath(DEFAULT_CONFIG_NAME).read_text("utf-8")
+
+
+def load_default() -> Config:
+    """The bundled kitbot configuration."""
+    return loads(default_config_text(), source=f"<bundled {DEFAULT_CONFIG_NAME}>")
+
+
+def load(path: str | Path) -> Config:
+    """Load and validate a config file. Raises ConfigError naming the file on any problem."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(p), [ConfigIssue("", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(p), [ConfigIssue("", f"cannot read: {exc}")]) from None
+    return loads(text, source=str(p))
+
+
+def loads(text: str, source: str = "<string>") -> Config:
+    """Validate TOML text. ``source`` names the file in error messages."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, [ConfigIssue("", f"not valid TOML: {exc}")]) from None
+    issues: list[ConfigIssue] = []
+    cfg = _build(Config, raw, "", issues)
+    if not issues:
+        _cross_check(cfg, issues)
+    if issues:
+        raise ConfigError(source, issues)
+    return cfg
+
+
+# --- structural validation -------------------------------------------------------------------
+
+
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+def _unwrap_optional(tp: Any) -> Any:
+    if isinstance(tp, types.UnionType) or typing.get_origin(tp) is typing.Union:
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        return args[0]
+    return tp
+
+
+def _join(prefix: str, key: str) -> str:
+    return f"{prefix}.{key}" if prefix else key
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (boolean)"
+    if isinstance(value, str):
+        return f"{value!r} (string)"
+    if isinstance(value, int):
+        return f"{value} (integer)"
+    if isinstance(value, float):
+        return f"{value} (number)"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return type(value).__name__
+
+
+def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
+    """Build dataclass ``cls`` from the TOML table ``raw``; record problems in ``issues``."""
+    if not isinstance(raw, dict):
+        issues.append(ConfigIssue(prefix, f"expected a table, got {_describe(raw)}"))
+        raw = {}
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    for key in raw:
+        if key not in fields:
+            hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+            msg = "unknown key"
+            msg += f"; did you mean {hint[0]!r}?" if hint else f"; known keys: {', '.join(fields)}"
+            issues.append(ConfigIssue(_join(prefix, key), msg))
+    hints = _hints(cls)
+    values: dict[str, Any] = {}
+    for name, f in fields.items():
+        spec = spec_of(f)
+        path = _join(prefix, name)
+        tp = _unwrap_optional(hints[name])
+        present = name in raw
+        if spec.kind == "section":
+            if present:
+                values[name] = _build(tp, raw[name], path, issues)
+            elif spec.default is None:
+                values[name] = None
+            else:
+                values[name] = _build(tp, {}, path, issues)
+            continue
+        if spec.kind == "table":
+            entry_cls = typing.get_args(tp)[1]
+            table = raw.get(name, {})
+            out: dict[str, Any] = {}
+            if not isinstance(table, dict):
+                issues.append(ConfigIssue(path, f"expected a table, got {_describe(table)}"))
+                table = {}
+            for entry, body in table.items():
+                if not _NAME_RE.match(entry):
+                    issues.append(ConfigIssue(
+                        _join(path, entry),
+                        "names may use letters, digits, '_', '-' and '.' only "
+                        "(they become NetworkTables topic names)",
+                    ))
+                out[entry] = _build(entry_cls, body, _join(path, entry), issues)
+            values[name] = out
+            continue
+        if not present:
+            if spec.required:
+                issues.append(ConfigIssue(path, f"missing required key ({_expected(spec)})"))
+                values[name] = None
+                continue
+            value = spec.default
+            if value is None:
+                values[name] = None
+                continue
+        else:
+            value = raw[name]
+        values[name] = _convert(spec, value, path, issues)
+    try:
+        return cls(**values)
+    except TypeError:  # only reachable when issues were already recorded
+        return None
+
+
+def _expected(spec: Spec) -> str:
+    if spec.kind == "quantity":
+        unit = units.DIMENSIONS[spec.dimension or ""][1]
+        rng = spec.range_text(unit)
+        return f"a {spec.dimension} such as \"1 {unit}\"" + (f", {rng}" if rng else "")
+    if spec.kind in ("number", "integer"):
+        rng = spec.range_text()
+        word = "an integer" if spec.kind == "integer" else "a number"
+        return word + (f", {rng}" if rng else "")
+    if spec.kind == "boolean":
+        return "true or false"
+    if spec.kind == "choice":
+        return "one of " + ", ".join(repr(c) for c in spec.choices)
+    if spec.kind == "unit":
+        return "a length (m, ft, in), an angle (rotations, deg, rad) or \"ticks\""
+    if spec.kind == "motor":
+        return "a motor type name (see `simserver motors`)"
+    return "a string"
+
+
+def _check_range(spec: Spec, value: float, shown: str, path: str,
+                 issues: list[ConfigIssue], unit: str = "") -> None:
+    lo, hi = spec.minimum, spec.maximum
+    bad = (lo is not None and (value < lo or (spec.exclusive_minimum and value == lo))) or (
+        hi is not None and value > hi
+    )
+    if bad:
+        issues.append(ConfigIssue(path, f"must be {spec.range_text(unit)}, got {shown}"))
+
+
+def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
+    def wrong() -> None:
+        issues.append(ConfigIssue(path, f"expected {_expected(spec)}, got {_describe(value)}"))
+
+    if spec.kind == "quantity":
+        assert spec.dimension is not None
+        unit = units.DIMENSIONS[spec.dimension][1]
+        if not isinstance(value, str):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                issues.append(ConfigIssue(
+                    path, f"expected a {spec.dimension} with its unit, such as \"{value} {unit}\" "
+                    f"(a string), got the bare number {value}",
+                ))
+            else:
+                wrong()
+            return None
+        try:
+            si = units.to_si(value, spec.dimension)
+        except units.UnitError as exc:
+            issues.append(ConfigIssue(path, str(exc)))
+            return None
+        if si != si or si in (float("inf"), float("-inf")):
+            issues.append(ConfigIssue(path, f"must be finite, got {value!r}"))
+            return None
+        _check_range(spec, si, f"{value!r} = {si:g} {unit}", path, issues, unit)
+        return si
+    if spec.kind == "number":
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            wrong()
+            return None
+        v = float(value)
+        if v != v or v in (float("inf"), float("-inf")):
+            issues.append(ConfigIssue(path, f"must be finite, got {value}"))
+            return None
+        _check_range(spec, v, f"{value}", path, issues)
+        return v
+    if spec.kind == "integer":
+        if isinstance(value, bool) or not isinstance(value, int):
+            wrong()
+            return None
+        _check_range(spec, value, f"{value}", path, issues)
+        return value
+    if spec.kind == "boolean":
+        if not isinstance(value, bool):
+            wrong()
+            return None
+        return value
+    if spec.kind == "choice":
+        if isinstance(value, int) and not isinstance(value, bool):
+            value = str(value)
+        if not isinstance(value, str) or value not in spec.choices:
+            hint = difflib.get_close_matches(str(value), spec.choices, n=1, cutoff=0.5)
+            msg = f"expected {_expected(spec)}, got {_describe(value)}"
+            issues.append(ConfigIssue(path, msg + (f"; did you mean {hint[0]!r}?" if hint else "")))
+            return None
+        return value
+    if spec.kind == "text":
+        if not isinstance(value, str):
+            wrong()
+            return None
+        return value
+    if spec.kind == "unit":
+        if not isinstance(value, str):
+            wrong()
+            return None
+        try:
+            units.unit_kind(value)
+        except units.UnitError:
+            wrong()
+            return None
+        return value
+    if spec.kind == "motor":
+        if not isinstance(value, str):
+            wrong()
+            return None
+        try:
+            motor_by_name(value)
+        except MotorCatalogError as exc:
+            issues.append(ConfigIssue(path, str(exc)))
+            return None
+        return value
+    raise AssertionError(f"unhandled kind {spec.kind}")
+
+
+# --- cross references -------------------------------------------------------------------------
+
+
+def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
+    dt = cfg.drivetrain
+    motors = cfg.motors
+
+    def need_motor(path: str, name: str) -> None:
+        if name not in motors:
+            hint = difflib.get_close_matches(name, list(motors), n=1)
+            known = ", ".join(motors) or "none are defined; add a [motors.NAME] table"
+            msg = f"no motor named {name!r} in [motors]"
+            msg += f"; did you mean {hint[0]!r}?" if hint else f" (known: {known})"
+            issues.append(ConfigIssue(path, msg))
+
+    need_motor("drivetrain.left", dt.left)
+    need_motor("drivetrain.right", dt.right)
+    if dt.left == dt.right:
+        issues.append(ConfigIssue("drivetrain.right", "left and right must be different motors"))
+    if dt.left in motors and dt.right in motors:
+        a, b = motors[dt.left], motors[dt.right]
+        if (a.type, a.count) != (b.type, b.count):
+            issues.append(ConfigIssue(
+                "drivetrain", f"left ({a.count}× {a.type}) and right ({b.count}× {b.type}) must "
+                "have the same motor type and count",
+            ))
+    if dt.fidelity == "characterized" and dt.characterized is None:
+        issues.append(ConfigIssue(
+            "drivetrain.characterized",
+            "required when fidelity = \"characterized\": add [drivetrain.characterized.left] "
+            "and [drivetrain.characterized.right] with kv, ka (and ks)",
+        ))
+    if dt.fidelity == "kinematic" and dt.kinematic is None:
+        issues.append(ConfigIssue(
+            "drivetrain.kinematic",
+            "required when fidelity = \"kinematic\": add [drivetrain.kinematic] with max_speed",
+        ))
+    if dt.shifter is not None:
+        if dt.shifter not in cfg.solenoids:
+            issues.append(ConfigIssue(
+                "drivetrain.shifter", f"no solenoid named {dt.shifter!r} in [solenoids]"
+            ))
+        if dt.high_gearing is None:
+            issues.append(ConfigIssue("drivetrain.high_gearing", "required when shifter is set"))
+    for name, enc in cfg.encoders.items():
+        need_motor(f"encoders.{name}.motor", enc.motor)
+        if enc.motor in motors and enc.motor not in (dt.left, dt.right):
+            issues.append(ConfigIssue(
+                f"encoders.{name}.motor",
+                f"motor {enc.motor!r} drives no mechanism (only drivetrain sides have encoders)",
+            ))
+    for name in motors:
+        if name in cfg.solenoids:
+            issues.append(ConfigIssue(
+                f"solenoids.{name}", "a motor has the same name; input names must be unique"
+            ))
+    if cfg.sim.tick < cfg.sim.substep:
+        issues.append(ConfigIssue(
+            "sim.tick", f"must be at least sim.substep ({cfg.sim.substep * 1e3:g} ms)"
+        ))

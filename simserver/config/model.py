@@ -1,0 +1,259 @@
+"""The configuration schema: typed sections, each key declaring its unit, range, default and doc.
+
+All physical values are SI floats once loaded (m, kg, s, rad, V, A, ohm). The loader in
+``simserver.config.loader`` builds these from a TOML file; ``docs/config.md`` is generated from
+them (``make docs``) and a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simserver.config.fields import (
+    boolean,
+    choice,
+    integer,
+    motor_type,
+    number,
+    optional_quantity,
+    optional_section,
+    quantity,
+    section,
+    sensor_unit,
+    table,
+    text,
+)
+
+SEASONS = ("2022", "2023", "2024", "2025", "2026")
+FIDELITIES = ("kinematic", "characterized", "physical")
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """How time advances."""
+
+    substep: float = quantity(
+        "5 ms", "time", "Fixed physics substep. Every model advances by exactly this much.",
+        positive=True, maximum=0.05,
+    )
+    tick: float = quantity(
+        "10 ms", "time",
+        "Input-read / publish period: inputs are sampled, the world advances by whole substeps, "
+        "then one snapshot is published and flushed. Rounded to a whole number of substeps.",
+        positive=True, maximum=1.0,
+    )
+    seed: int = integer(0, "Seed of the random generator behind every noise source.", minimum=0)
+    reset_on_connect: bool = boolean(
+        True,
+        "Reset the world (pose, encoders, gyro, battery) when a robot program connects "
+        "(client mode) or starts publishing motor inputs (--serve mode).",
+    )
+
+
+@dataclass(frozen=True)
+class FieldConfig:
+    """The playing field: its perimeter walls."""
+
+    season: str = choice(
+        "2026", SEASONS,
+        "Season whose official field size (from robotpy-apriltag's layout) sets the walls. "
+        "Write it as a string or a number.",
+    )
+    length: float | None = optional_quantity(
+        "length", "Override the field length (x extent). Default: the season's.", positive=True
+    )
+    width: float | None = optional_quantity(
+        "length", "Override the field width (y extent). Default: the season's.", positive=True
+    )
+    restitution: float = number(
+        0.2, "Coefficient of restitution of bumper-wall impacts: 0 stops dead, 1 is elastic.",
+        minimum=0.0, maximum=1.0,
+    )
+    wall_friction: float = number(
+        0.3, "Friction coefficient between bumpers and walls (tangential impulse limit).",
+        minimum=0.0, maximum=2.0,
+    )
+
+
+@dataclass(frozen=True)
+class StartConfig:
+    """Where the robot starts (and returns to on reset), in field coordinates."""
+
+    x: float = quantity("2 m", "length", "Start x, from the blue alliance wall.")
+    y: float = quantity("4 m", "length", "Start y, from the right-hand wall seen from blue.")
+    heading: float = quantity("0 deg", "angle", "Start heading, CCW positive, 0 = facing red.")
+
+
+@dataclass(frozen=True)
+class RobotConfig:
+    """The robot's body."""
+
+    mass: float = quantity("60 lb", "mass", "Total mass with battery and bumpers.", positive=True)
+    length: float = quantity(
+        "32 in", "length", "Outline along x (front to back), bumpers included.", positive=True
+    )
+    width: float = quantity(
+        "28 in", "length", "Outline along y (side to side), bumpers included.", positive=True
+    )
+    moment_of_inertia: float | None = optional_quantity(
+        "moment of inertia",
+        "Yaw moment of inertia. Default: RoboSim's approximation "
+        "m/12·((0.9·length)² + track_width²).",
+        positive=True,
+    )
+    start: StartConfig = section(StartConfig, "Start pose.")
+
+
+@dataclass(frozen=True)
+class BatteryConfig:
+    """The main battery as a voltage source behind an internal resistance (RoboSim)."""
+
+    nominal_voltage: float = quantity(
+        "12.7 V", "voltage", "Open-circuit voltage of a charged battery.", positive=True,
+        maximum=20.0,
+    )
+    resistance: float = quantity(
+        "0.015 ohm", "resistance",
+        "Internal resistance plus wiring. An ES17-12 is about 0.012 Ω; wiring and the main "
+        "breaker add a few mΩ.",
+        minimum=0.0, maximum=1.0,
+    )
+    background_current: float = quantity(
+        "0.5 A", "current", "Constant draw of the roboRIO, radio and lights (RoboSim).",
+        minimum=0.0, maximum=50.0,
+    )
+
+
+@dataclass(frozen=True)
+class MotorConfig:
+    """One motor controller output: a duty-cycle input driving `count` identical motors."""
+
+    type: str = motor_type(None, "Motor type from the catalog (`simserver motors` lists them).")
+    count: int = integer(1, "Motors on this output, geared together.", minimum=1, maximum=8)
+    inverted: bool = boolean(False, "Negate the duty cycle (a positive input drives backward).")
+
+
+@dataclass(frozen=True)
+class SideCharacterization:
+    """Measured feedforward gains of one drivetrain side (pyfrc TankModel semantics)."""
+
+    kv: float = quantity(None, "kV (voltage per speed)", "Volts per m/s of steady speed.",
+                         positive=True)
+    ka: float = quantity(None, "kA (voltage per acceleration)", "Volts per m/s² of acceleration.",
+                         positive=True)
+    ks: float = quantity("0 V", "voltage", "Static-friction voltage (pyfrc's Vintercept).",
+                         minimum=0.0)
+
+
+@dataclass(frozen=True)
+class CharacterizedConfig:
+    """Gains used when `fidelity = "characterized"`."""
+
+    left: SideCharacterization = section(SideCharacterization, "Left side gains.")
+    right: SideCharacterization = section(SideCharacterization, "Right side gains.")
+
+
+@dataclass(frozen=True)
+class KinematicConfig:
+    """Parameters used when `fidelity = "kinematic"` (pyfrc TwoMotor/FourMotorDrivetrain)."""
+
+    max_speed: float = quantity(
+        None, "speed", "Wheel speed at full duty cycle (pyfrc's `speed`).", positive=True
+    )
+    deadzone: float = number(
+        0.0, "Duty cycle below which a side does not move; above it, output is rescaled "
+        "linearly (pyfrc's linear_deadzone).", minimum=0.0, maximum=0.99,
+    )
+
+
+@dataclass(frozen=True)
+class DrivetrainConfig:
+    """A differential (tank) drivetrain."""
+
+    left: str = text("left", "Name of the motor (in [motors]) driving the left side.")
+    right: str = text("right", "Name of the motor (in [motors]) driving the right side.")
+    fidelity: str = choice(
+        "physical", FIDELITIES,
+        "Model level: `kinematic` (speed ∝ duty), `characterized` (measured kV/kA/kS per side), "
+        "`physical` (motor torque → wheel force → rigid body, the default).",
+    )
+    track_width: float = quantity(
+        "26 in", "length", "Distance between left and right wheel contact lines.", positive=True
+    )
+    wheel_diameter: float = quantity("6 in", "length", "Drive wheel diameter.", positive=True)
+    gearing: float = number(10.71, "Reduction from motor to wheel (10.71 for 10.71:1).",
+                            positive=True)
+    lateral_friction: float = number(
+        1.0, "Sideways friction coefficient of the wheels (traction ≈ 1.0, omni ≈ 0.1): the "
+        "largest sideways acceleration, in g, before the robot skids in a turn.",
+        minimum=0.0, maximum=3.0,
+    )
+    shifter: str | None = text(
+        None, "Optional name of a solenoid (in [solenoids]) that selects `high_gearing` when on.",
+        optional=True,
+    )
+    high_gearing: float | None = number(
+        None, "Reduction in high gear, when `shifter` is set.", positive=True, optional=True
+    )
+    characterized: CharacterizedConfig | None = optional_section(
+        "Measured gains, required when `fidelity = \"characterized\"`."
+    )
+    kinematic: KinematicConfig | None = optional_section(
+        "Speed and deadzone, required when `fidelity = \"kinematic\"`."
+    )
+
+
+@dataclass(frozen=True)
+class EncoderConfig:
+    """A quadrature or integrated encoder on a drivetrain side."""
+
+    motor: str = text(None, "Motor (in [motors]) whose mechanism this encoder measures.")
+    unit: str = sensor_unit(
+        "m",
+        "Unit of `position` (and `velocity` per second): a length (m, ft, in) for distance "
+        "travelled by the wheel, an angle (rotations, deg, rad) of the shaft at `mount`, or "
+        "`ticks`.",
+    )
+    mount: str = choice(
+        "wheel", ("wheel", "motor"),
+        "Shaft the encoder turns with, for angle and tick units: the wheel axle or the motor.",
+    )
+    ticks_per_revolution: int = integer(
+        2048, "Counts per shaft revolution, when `unit = \"ticks\"`.", minimum=1
+    )
+    inverted: bool = boolean(False, "Negate the reading.")
+
+
+@dataclass(frozen=True)
+class GyroConfig:
+    """The yaw gyro (published as /simserver/gyro/yaw and /rate)."""
+
+    noise: float = quantity(
+        "0 deg", "angle", "Standard deviation of white noise added to each yaw reading.",
+        minimum=0.0,
+    )
+    drift: float = quantity(
+        "0 deg/s", "angular speed", "Constant bias added to the rate, integrated into yaw.",
+    )
+
+
+@dataclass(frozen=True)
+class SolenoidConfig:
+    """A solenoid input (`/simserver/solenoids/<name>`, boolean)."""
+
+    initial: bool = boolean(False, "State before any input arrives and after a reset.")
+
+
+@dataclass(frozen=True)
+class Config:
+    """A whole simserver configuration: one robot on one field."""
+
+    sim: SimConfig = section(SimConfig, "Time stepping.")
+    field: FieldConfig = section(FieldConfig, "The field.")
+    robot: RobotConfig = section(RobotConfig, "The robot body.")
+    battery: BatteryConfig = section(BatteryConfig, "The battery.")
+    motors: dict[str, MotorConfig] = table("Motor controller outputs by name.")
+    drivetrain: DrivetrainConfig = section(DrivetrainConfig, "The drivetrain.")
+    encoders: dict[str, EncoderConfig] = table("Encoders by name.")
+    gyro: GyroConfig = section(GyroConfig, "The gyro.")
+    solenoids: dict[str, SolenoidConfig] = table("Solenoid inputs by name.")

@@ -1,0 +1,224 @@
+"""NetworkTables 4 adapter: the only module (with field2d) that touches ntcore.
+
+Two modes:
+
+- client (default): connect to the robot program's NT server (localhost:5810), reconnecting by
+  itself. Connection events reset the world / zero the motors.
+- server (``--serve``): host an NT server, bound to 127.0.0.1 unless a host is given. The first
+  motor value after start or after the robot left counts as a robot connecting; a client
+  disconnecting after which no motor topic has a publisher counts as it leaving.
+
+Measured with pyntcore 2026.2.2 (see tests/io/test_nt_end_to_end.py): after a client that
+published a topic disconnects, the server drops a later client's publisher of the same topic
+when it reuses the same publisher id (a restarted program usually does) and its values never
+arrive; the server's ``exists()`` for that topic also stays False. Robot programs host the
+server themselves (client mode, the default), which does not hit this.
+
+Latency settings follow ARCHITECTURE.md: periodic 0.001 (ntcore's 5 ms floor) on every publisher
+and subscriber, one flush per tick.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+import ntcore
+from wpimath.geometry import Pose2d, Rotation2d
+
+from simserver.config.model import Config
+from simserver.io import topics
+from simserver.io.field2d import Field2dPublisher
+from simserver.io.validation import InputValidator
+from simserver.world import Snapshot
+
+log = logging.getLogger("simserver.nt")
+
+FAST = ntcore.PubSubOptions(periodic=0.001)
+INPUTS = ntcore.PubSubOptions(periodic=0.001, sendAll=True, pollStorage=64)
+HEARTBEAT = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
+
+
+@dataclass
+class Endpoint:
+    """Where to connect: ``mode`` is "client" or "server"."""
+
+    mode: str
+    host: str
+    port: int
+
+    def describe(self) -> str:
+        verb = "serving NT4 on" if self.mode == "server" else "NT4 client of"
+        return f"{verb} {self.host}:{self.port}"
+
+
+def parse_hostport(text: str, default_host: str, default_port: int) -> tuple[str, int]:
+    """``HOST``, ``HOST:PORT``, ``:PORT`` or ``PORT`` -> (host, port). Raises ValueError."""
+    text = text.strip()
+    if text.isdigit():
+        host, port_s = default_host, text
+    elif ":" in text:
+        host, port_s = text.rsplit(":", 1)
+        host = host or default_host
+    else:
+        host, port_s = text, str(default_port)
+    if not port_s.isdigit() or not 0 < int(port_s) < 65536:
+        raise ValueError(f"port must be 1..65535, got {port_s!r}")
+    if not host:
+        raise ValueError("empty host")
+    return host, int(port_s)
+
+
+@dataclass
+class InputState:
+    """Validated inputs read during one poll, plus connection transitions since the last."""
+
+    motors: dict[str, float] = field(default_factory=dict)
+    solenoids: dict[str, bool] = field(default_factory=dict)
+    connected: bool = False
+    robot_arrived: bool = False
+    robot_left: bool = False
+
+
+class NtAdapter:
+    """Owns one ntcore instance: input subscribers, output publishers, the Field2d."""
+
+    def __init__(self, cfg: Config, endpoint: Endpoint, identity: str = "simserver"):
+        self.cfg = cfg
+        self.endpoint = endpoint
+        self.inst = ntcore.NetworkTableInstance.create()
+        self.validator = InputValidator()
+        self._lock = threading.Lock()
+        self._events: list[bool] = []
+        self._persist_dir: tempfile.TemporaryDirectory[str] | None = None
+        if endpoint.mode == "server":
+            self._persist_dir = tempfile.TemporaryDirectory(prefix="simserver-nt-")
+            self.inst.startServer(os.path.join(self._persist_dir.name, "nt.json"),
+                                  endpoint.host, 0, endpoint.port)
+        else:
+            self.inst.startClient4(identity)
+            self.inst.setServer(endpoint.host, endpoint.port)
+        self.inst.addConnectionListener(True, self._on_connection)
+        self._robot_present = False
+        self._motor_subs = {n: self.inst.getTopic(topics.motor(n)).genericSubscribe(INPUTS)
+                            for n in cfg.motors}
+        self._sol_subs = {n: self.inst.getTopic(topics.solenoid(n)).genericSubscribe(INPUTS)
+                          for n in cfg.solenoids}
+        self._make_publishers()
+
+    # --- connection events (ntcore thread) ---------------------------------------------------
+
+    def _on_connection(self, event: ntcore.Event) -> None:
+        with self._lock:
+            self._events.append(event.is_(ntcore.EventFlags.kConnected))
+
+    @property
+    def connected(self) -> bool:
+        """Client mode: connected to the server. Server mode: some client is connected."""
+        return bool(self.inst.getConnections()) if self.endpoint.mode == "server" else (
+            self.inst.isConnected())
+
+    # --- inputs ------------------------------------------------------------------------------
+
+    def poll(self) -> InputState:
+        """Read every input update since the last poll, validated."""
+        out = InputState(connected=self.connected)
+        with self._lock:
+            events, self._events = self._events, []
+        server = self.endpoint.mode == "server"
+        if not server:
+            out.robot_arrived = any(events) and events[-1]
+            out.robot_left = not all(events)
+        got_motor = False
+        for name, sub in self._motor_subs.items():
+            topic = topics.motor(name)
+            for v in sub.readQueue():
+                value = _python_value(v)
+                if value is _UNSET:
+                    continue
+                got_motor = True
+                duty = self.validator.duty(topic, value)
+                if duty is not None:
+                    out.motors[name] = duty
+        for name, sub in self._sol_subs.items():
+            topic = topics.solenoid(name)
+            for v in sub.readQueue():
+                value = _python_value(v)
+                if value is _UNSET:
+                    continue
+                state = self.validator.solenoid(topic, value)
+                if state is not None:
+                    out.solenoids[name] = state
+        if server:
+            if self._robot_present and not all(events) and not any(
+                    sub.exists() for sub in self._motor_subs.values()):
+                out.robot_left = True
+                self._robot_present = False
+            if got_motor and not self._robot_present:
+                out.robot_arrived = True
+                self._robot_present = True
+        return out
+
+    # --- outputs -----------------------------------------------------------------------------
+
+    def _make_publishers(self) -> None:
+        inst, cfg = self.inst, self.cfg
+        self._pose = inst.getStructTopic(topics.POSE, Pose2d).publish(FAST)
+
+        def dbl(name: str) -> ntcore.DoublePublisher:
+            return inst.getDoubleTopic(name).publish(FAST)
+
+        self._enc = {n: (dbl(topics.encoder_position(n)), dbl(topics.encoder_velocity(n)))
+                     for n in cfg.encoders}
+        self._yaw = dbl(topics.GYRO_YAW)
+        self._rate = dbl(topics.GYRO_RATE)
+        self._volts = dbl(topics.BATTERY_VOLTAGE)
+        self._amps = dbl(topics.BATTERY_CURRENT)
+        self._charge = dbl(topics.BATTERY_CHARGE)
+        self._currents = {n: dbl(topics.current(n)) for n in cfg.motors}
+        self._time = dbl(topics.TIME)
+        self._heartbeat = inst.getIntegerTopic(topics.HEARTBEAT).publish(HEARTBEAT)
+        self._beats = 0
+        self._field = Field2dPublisher(inst, topics.FIELD2D_NAME, FAST)
+
+    def publish(self, snap: Snapshot) -> None:
+        """Set every output from ``snap`` and flush once."""
+        self._pose.set(Pose2d(snap.x, snap.y, Rotation2d(snap.heading)))
+        for name, (pos, vel) in snap.encoders.items():
+            p, v = self._enc[name]
+            p.set(pos)
+            v.set(vel)
+        self._yaw.set(math.degrees(snap.gyro_yaw))
+        self._rate.set(math.degrees(snap.gyro_rate))
+        self._volts.set(snap.battery_voltage)
+        self._amps.set(snap.battery_current)
+        self._charge.set(snap.charge_used)
+        for name, amps in snap.currents.items():
+            self._currents[name].set(amps)
+        self._time.set(snap.time)
+        self._beats += 1
+        self._heartbeat.set(self._beats)
+        wrapped = math.atan2(math.sin(snap.heading), math.cos(snap.heading))
+        self._field.set_poses("Robot", [(snap.x, snap.y, wrapped)])
+        self.inst.flush()
+
+    def close(self) -> None:
+        """Stop ntcore and release the instance."""
+        ntcore.NetworkTableInstance.destroy(self.inst)
+        if self._persist_dir is not None:
+            self._persist_dir.cleanup()
+
+
+_UNSET = object()
+
+
+def _python_value(v: ntcore.Value) -> Any:
+    """The Python value inside an ntcore Value, or _UNSET for an unassigned one."""
+    if v.type() == ntcore.NetworkTableType.kUnassigned:
+        return _UNSET
+    return v.value()

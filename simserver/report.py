@@ -1,0 +1,125 @@
+"""Run records: a per-tick trace, the end-of-run summary table and the PNG plot (RoboSim's
+post-processing), drawn headless with matplotlib's Agg backend."""
+
+from __future__ import annotations
+
+import math
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+
+from simserver.world import Snapshot
+
+CHANNELS = ("time", "x", "y", "heading", "v_left", "v_right", "omega", "voltage", "current")
+
+
+class Trace:
+    """Per-tick samples in compact arrays (8 bytes a value)."""
+
+    def __init__(self) -> None:
+        self.data = {c: array("d") for c in CHANNELS}
+
+    def record(self, s: Snapshot) -> None:
+        """Append one snapshot."""
+        d = self.data
+        d["time"].append(s.time)
+        d["x"].append(s.x)
+        d["y"].append(s.y)
+        d["heading"].append(s.heading)
+        d["v_left"].append(s.wheel_speeds[0])
+        d["v_right"].append(s.wheel_speeds[1])
+        d["omega"].append(s.omega)
+        d["voltage"].append(s.battery_voltage)
+        d["current"].append(s.battery_current)
+
+    def __len__(self) -> int:
+        return len(self.data["time"])
+
+
+@dataclass
+class Summary:
+    """End-of-run figures. Units: s, m, deg, A, V, Ah."""
+
+    sim_time: float
+    wall_time: float
+    distance: float
+    x: float
+    y: float
+    heading_deg: float
+    peak_current: float
+    min_voltage: float
+    charge_used: float
+    rejected_inputs: int = 0
+
+    def rows(self) -> list[tuple[str, str]]:
+        """(label, value) rows for the table."""
+        factor = self.sim_time / self.wall_time if self.wall_time > 0 else math.inf
+        return [
+            ("simulated time", f"{self.sim_time:.2f} s"),
+            ("wall time", f"{self.wall_time:.2f} s ({factor:.0f}× real time)"),
+            ("distance driven", f"{self.distance:.2f} m"),
+            ("final pose", f"x {self.x:.2f} m, y {self.y:.2f} m, heading {self.heading_deg:.1f}°"),
+            ("peak motor current", f"{self.peak_current:.1f} A (per drive side)"),
+            ("minimum battery voltage", f"{self.min_voltage:.2f} V"),
+            ("battery charge used", f"{self.charge_used * 1000:.1f} mAh"),
+            ("rejected input values", f"{self.rejected_inputs}"),
+        ]
+
+    def table(self) -> str:
+        """A plain-text two-column table."""
+        rows = self.rows()
+        width = max(len(k) for k, _ in rows)
+        line = "-" * (width + 2 + max(len(v) for _, v in rows))
+        return "\n".join([line, *(f"{k.ljust(width)}  {v}" for k, v in rows), line])
+
+
+def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
+         title: str = "simserver run") -> Path:
+    """Write a PNG: path on the field, wheel speeds, battery voltage and current."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    d = trace.data
+    fig = plt.figure(figsize=(11, 8), constrained_layout=True)
+    grid = fig.add_gridspec(3, 2, width_ratios=(1.4, 1))
+    ax = fig.add_subplot(grid[:, 0])
+    length, width = field_size
+    ax.plot([0, length, length, 0, 0], [0, 0, width, width, 0], color="0.3", lw=2)
+    ax.plot(d["x"], d["y"], color="tab:blue", lw=1.5, label="path")
+    if len(trace):
+        ax.plot(d["x"][0], d["y"][0], "o", color="tab:green", label="start")
+        ax.plot(d["x"][-1], d["y"][-1], "s", color="tab:red", label="end")
+        h = d["heading"][-1]
+        ax.annotate("", xy=(d["x"][-1] + 0.6 * math.cos(h), d["y"][-1] + 0.6 * math.sin(h)),
+                    xytext=(d["x"][-1], d["y"][-1]), arrowprops={"arrowstyle": "->"})
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+    ax.set_title("Path on the field (blue alliance wall at x = 0)")
+    ax.legend(loc="upper right")
+    t = d["time"]
+    ax1 = fig.add_subplot(grid[0, 1])
+    ax1.plot(t, d["v_left"], label="left wheels")
+    ax1.plot(t, d["v_right"], label="right wheels")
+    ax1.set_ylabel("speed (m/s)")
+    ax1.legend()
+    ax2 = fig.add_subplot(grid[1, 1], sharex=ax1)
+    ax2.plot(t, [math.degrees(w) for w in d["omega"]], color="tab:purple")
+    ax2.set_ylabel("yaw rate (deg/s)")
+    ax3 = fig.add_subplot(grid[2, 1], sharex=ax1)
+    ax3.plot(t, d["voltage"], color="tab:orange")
+    ax3.set_ylabel("battery (V)", color="tab:orange")
+    ax3.set_xlabel("time (s)")
+    ax4 = ax3.twinx()
+    ax4.plot(t, d["current"], color="tab:red", lw=0.8)
+    ax4.set_ylabel("current (A)", color="tab:red")
+    for a in (ax1, ax2, ax3):
+        a.grid(alpha=0.3)
+    fig.suptitle(title)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out

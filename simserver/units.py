@@ -1,0 +1,123 @@
+"""Unit parsing at the edges: config strings in any unit pint knows, converted once to SI floats.
+
+Nothing in a physics step carries a pint Quantity; this module is the only place that builds one.
+
+    >>> round(to_si("6 in", "length"), 6)
+    0.1524
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import pint
+
+# Dimension name -> (pint dimensionality, SI unit used inside simserver).
+DIMENSIONS: dict[str, tuple[str, str]] = {
+    "length": ("[length]", "m"),
+    "mass": ("[mass]", "kg"),
+    "time": ("[time]", "s"),
+    "angle": ("", "rad"),
+    "speed": ("[length] / [time]", "m/s"),
+    "angular speed": ("1 / [time]", "rad/s"),
+    "voltage": ("[mass] * [length] ** 2 / [current] / [time] ** 3", "V"),
+    "current": ("[current]", "A"),
+    "resistance": ("[mass] * [length] ** 2 / [current] ** 2 / [time] ** 3", "ohm"),
+    "moment of inertia": ("[mass] * [length] ** 2", "kg*m^2"),
+    "torque": ("[mass] * [length] ** 2 / [time] ** 2", "N*m"),
+    "kV (voltage per speed)": ("[mass] * [length] / [current] / [time] ** 2", "V*s/m"),
+    "kA (voltage per acceleration)": ("[mass] * [length] / [current] / [time]", "V*s^2/m"),
+}
+
+
+class UnitError(ValueError):
+    """A string that is not a quantity of the expected dimension."""
+
+
+@cache
+def registry() -> pint.UnitRegistry:
+    """The one pint registry (built lazily: building it takes a few hundred ms)."""
+    ureg: pint.UnitRegistry = pint.UnitRegistry()
+    ureg.define("rotation = revolution = rot")
+    return ureg
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed quantity: its SI magnitude and the unit the user wrote."""
+
+    value: float
+    unit: str
+
+
+def to_si(text: str, dimension: str) -> float:
+    """Parse ``text`` (e.g. ``"60 lb"``) and return its magnitude in the SI unit of ``dimension``.
+
+    Raises UnitError with a message that names the expected dimension and an example unit.
+    """
+    return parse(text, dimension).value
+
+
+def parse(text: str, dimension: str) -> Parsed:
+    """Parse ``text`` as a quantity of ``dimension`` (a key of DIMENSIONS)."""
+    dims, si_unit = DIMENSIONS[dimension]
+    if not isinstance(text, str):
+        raise UnitError(f"expected a string with a unit, such as \"1 {si_unit}\"")
+    ureg = registry()
+    try:
+        q: Any = ureg.Quantity(text.strip())
+    except Exception as exc:  # pint raises many types for bad text
+        raise UnitError(f"cannot parse {text!r} as a quantity ({exc.__class__.__name__})") from None
+    if not isinstance(q, ureg.Quantity):
+        q = ureg.Quantity(q)
+    if q.dimensionless and dimension != "angle":
+        raise UnitError(f"{text!r} has no unit: expected a {dimension}, such as \"1 {si_unit}\"")
+    if str(q.dimensionality) != str(ureg.Quantity(1, si_unit).dimensionality) and not (
+        dimension == "angle" and q.dimensionless
+    ):
+        raise UnitError(
+            f"{text!r} is a {_describe(q)}, expected a {dimension} (for example \"1 {si_unit}\")"
+        )
+    if dims == "" and str(q.units) in ("dimensionless", ""):
+        raise UnitError(f"{text!r} has no unit: expected an angle such as \"90 deg\"")
+    value = float(q.to(si_unit).magnitude)
+    return Parsed(value=value, unit=str(q.units))
+
+
+def _describe(q: pint.Quantity) -> str:
+    for name, (_, unit) in DIMENSIONS.items():
+        if str(q.dimensionality) == str(registry().Quantity(1, unit).dimensionality):
+            return name
+    return f"quantity of dimension {q.dimensionality}"
+
+
+def unit_kind(text: str) -> str:
+    """Classify a sensor unit string: ``"length"``, ``"angle"`` or ``"ticks"``.
+
+    Raises UnitError for anything else.
+    """
+    if text.strip() in ("tick", "ticks"):
+        return "ticks"
+    ureg = registry()
+    try:
+        u = ureg.Unit(text.strip())
+    except Exception:
+        raise UnitError(f"unknown unit {text!r}") from None
+    if u.dimensionality == ureg.meter.dimensionality:
+        return "length"
+    if u.dimensionless and u != ureg.dimensionless:
+        return "angle"
+    raise UnitError(f"{text!r} is neither a length, an angle nor ticks")
+
+
+def unit_scale(text: str) -> float:
+    """SI magnitude of one ``text`` unit (metres for lengths, radians for angles)."""
+    kind = unit_kind(text)
+    ureg = registry()
+    if kind == "length":
+        return float((1 * ureg.Unit(text)).to("m").magnitude)
+    if kind == "angle":
+        return float((1 * ureg.Unit(text)).to("radian").magnitude)
+    return 1.0

@@ -1,0 +1,226 @@
+"""The world: one robot on one field, stepped in fixed substeps in a fixed order.
+
+Order within a substep: battery source → drivetrain → walls → battery bookkeeping → encoders.
+Inputs (duty cycles, solenoid states) are set before :meth:`World.step` and held for it.
+
+    world = World.from_config(load_default())
+    world.set_motor("left", 0.5); world.set_motor("right", 0.5)
+    world.step(0.02)
+    snap = world.snapshot()
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from simserver.config.model import Config, EncoderConfig
+from simserver.fieldinfo import field_size
+from simserver.models.battery import Battery
+from simserver.models.differential import (
+    CharacterizedLongitudinal,
+    DifferentialDrive,
+    DifferentialParams,
+    Electrical,
+    KinematicLongitudinal,
+    Longitudinal,
+    PhysicalLongitudinal,
+    SideGains,
+    robosim_moment_of_inertia,
+)
+from simserver.models.motor import motor_by_name
+from simserver.models.sensors import Encoder, Gyro
+from simserver.models.walls import Body, FieldWalls
+from simserver.units import unit_kind, unit_scale
+
+
+@dataclass
+class Snapshot:
+    """Everything published after a tick. Units: s, m, rad, m/s, rad/s, V, A."""
+
+    time: float
+    x: float
+    y: float
+    heading: float
+    vx: float
+    vy: float
+    omega: float
+    wheel_speeds: tuple[float, float]
+    encoders: dict[str, tuple[float, float]]
+    gyro_yaw: float
+    gyro_rate: float
+    battery_voltage: float
+    battery_current: float
+    charge_used: float
+    currents: dict[str, float]
+    duties: dict[str, float]
+    solenoids: dict[str, bool] = field(default_factory=dict)
+
+
+class World:
+    """Robot, field and battery, with inputs held between steps."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        dt_cfg = cfg.drivetrain
+        left = cfg.motors[dt_cfg.left]
+        motor = motor_by_name(left.type)
+        robot = cfg.robot
+        moi = robot.moment_of_inertia or robosim_moment_of_inertia(
+            robot.mass, robot.length, dt_cfg.track_width
+        )
+        self.params = DifferentialParams(
+            mass=robot.mass, moment_of_inertia=moi, track_width=dt_cfg.track_width,
+            wheel_radius=dt_cfg.wheel_diameter / 2.0, gearing=dt_cfg.gearing, motor=motor,
+            motors_per_side=left.count, lateral_friction=dt_cfg.lateral_friction,
+        )
+        self.drive = DifferentialDrive(self.params, self._longitudinal(cfg, self.params))
+        self.battery = Battery(cfg.battery.nominal_voltage, cfg.battery.resistance,
+                               cfg.battery.background_current)
+        length, width = field_size(cfg.field.season)
+        self.walls = FieldWalls(cfg.field.length or length, cfg.field.width or width,
+                                cfg.field.restitution, cfg.field.wall_friction)
+        self._half_l, self._half_w = robot.length / 2.0, robot.width / 2.0
+        self._reach = math.hypot(self._half_l, self._half_w)
+        self.rng = np.random.default_rng(cfg.sim.seed)
+        self.gyro = Gyro(cfg.gyro.noise, cfg.gyro.drift, self.rng)
+        self.encoders = {n: self._encoder(e) for n, e in cfg.encoders.items()}
+        self._enc_side = {n: e.motor == dt_cfg.left for n, e in cfg.encoders.items()}
+        self.substep = cfg.sim.substep
+        self.motors = {name: 0.0 for name in cfg.motors}
+        self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
+        self.reset()
+
+    @staticmethod
+    def _longitudinal(cfg: Config, p: DifferentialParams) -> Longitudinal:
+        dt = cfg.drivetrain
+        if dt.fidelity == "kinematic":
+            assert dt.kinematic is not None
+            return KinematicLongitudinal(dt.kinematic.max_speed, dt.kinematic.deadzone)
+        if dt.fidelity == "characterized":
+            c = dt.characterized
+            assert c is not None
+            return CharacterizedLongitudinal(
+                p, SideGains(c.left.kv, c.left.ka, c.left.ks),
+                SideGains(c.right.kv, c.right.ka, c.right.ks),
+            )
+        return PhysicalLongitudinal(p)
+
+    def _encoder_scale(self, e: EncoderConfig, gearing: float) -> float:
+        """Reading units per metre of wheel travel."""
+        kind = unit_kind(e.unit)
+        sign = -1.0 if e.inverted else 1.0
+        if kind == "length":
+            return sign / unit_scale(e.unit)
+        wheel_rad_per_m = 1.0 / self.params.wheel_radius
+        shaft_rad_per_m = wheel_rad_per_m * (gearing if e.mount == "motor" else 1.0)
+        if kind == "angle":
+            return sign * shaft_rad_per_m / unit_scale(e.unit)
+        return sign * shaft_rad_per_m / (2.0 * math.pi) * e.ticks_per_revolution
+
+    def _encoder(self, e: EncoderConfig) -> Encoder:
+        return Encoder(self._encoder_scale(e, self.params.gearing), ticks=e.unit in ("tick",
+                                                                                     "ticks"))
+
+    def reset(self) -> None:
+        """Back to the start pose at rest, sensors zeroed, battery fresh, time 0."""
+        start = self.cfg.robot.start
+        self.drive.reset(start.x, start.y, start.heading)
+        self.battery.reset()
+        self.gyro.reset(start.heading)
+        for enc in self.encoders.values():
+            enc.reset()
+        self.solenoids = {name: s.initial for name, s in self.cfg.solenoids.items()}
+        self.time = 0.0
+        self.elec = Electrical(self.battery.voltage, 0.0, 0.0, 0.0)
+        self.peak_current = 0.0
+        self.min_voltage = self.battery.voltage
+        self.distance = 0.0
+
+    def set_motor(self, name: str, duty: float) -> None:
+        """Set a motor's duty cycle, already validated to [-1, 1]."""
+        self.motors[name] = duty
+
+    def set_solenoid(self, name: str, on: bool) -> None:
+        """Set a solenoid input."""
+        self.solenoids[name] = on
+
+    def zero_inputs(self) -> None:
+        """All motors to 0 (robot program gone)."""
+        for name in self.motors:
+            self.motors[name] = 0.0
+
+    def _gearing(self) -> float:
+        dt = self.cfg.drivetrain
+        if dt.shifter is not None and self.solenoids.get(dt.shifter) and dt.high_gearing:
+            return dt.high_gearing
+        return dt.gearing
+
+    def step(self, dt: float) -> None:
+        """Advance ``dt`` seconds in whole substeps (at least one)."""
+        n = max(1, round(dt / self.substep))
+        cfg = self.cfg.drivetrain
+        motors = self.cfg.motors
+        dl = self.motors[cfg.left] * (-1.0 if motors[cfg.left].inverted else 1.0)
+        dr = self.motors[cfg.right] * (-1.0 if motors[cfg.right].inverted else 1.0)
+        drive, st, battery, h = self.drive, self.drive.state, self.battery, self.substep
+        gearing = self._gearing()
+        if gearing != drive.gearing:
+            drive.gearing = gearing
+            for name, enc in self.encoders.items():
+                enc.units_per_metre = self._encoder_scale(self.cfg.encoders[name], gearing)
+        for _ in range(n):
+            s_l, s_r = st.s_left, st.s_right
+            elec = drive.step(h, dl, dr, battery.source())
+            self._collide()
+            battery.update(elec.supply_current, h)
+            for name, enc in self.encoders.items():
+                if self._enc_side[name]:
+                    enc.advance(st.s_left - s_l, st.v_left)
+                else:
+                    enc.advance(st.s_right - s_r, st.v_right)
+            self.distance += abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
+            peak = max(abs(elec.current_left), abs(elec.current_right))
+            if peak > self.peak_current:
+                self.peak_current = peak
+            if battery.voltage < self.min_voltage:
+                self.min_voltage = battery.voltage
+        self.elec = elec
+        self.time += n * h
+        self.gyro.read(st.heading, drive.omega, n * h)
+
+    def _collide(self) -> None:
+        st = self.drive.state
+        walls, reach = self.walls, self._reach
+        if reach < st.x < walls.length - reach and reach < st.y < walls.width - reach:
+            return
+        vx_b = self.drive.v_forward
+        c, s = math.cos(st.heading), math.sin(st.heading)
+        body = Body(st.x, st.y, st.heading, vx_b * c - st.v_lat * s, vx_b * s + st.v_lat * c,
+                    self.drive.omega)
+        if walls.resolve(body, self._half_l, self._half_w, self.params.mass,
+                         self.params.moment_of_inertia):
+            st.x, st.y = body.x, body.y
+            self.drive.set_body_velocity(body.vx * c + body.vy * s, -body.vx * s + body.vy * c,
+                                         body.omega)
+
+    def snapshot(self) -> Snapshot:
+        """The state to publish, after the last step."""
+        st, drive = self.drive.state, self.drive
+        c, s = math.cos(st.heading), math.sin(st.heading)
+        vx_b = drive.v_forward
+        cfg = self.cfg.drivetrain
+        return Snapshot(
+            time=self.time, x=st.x, y=st.y, heading=st.heading,
+            vx=vx_b * c - st.v_lat * s, vy=vx_b * s + st.v_lat * c, omega=drive.omega,
+            wheel_speeds=(st.v_left, st.v_right),
+            encoders={n: (e.position, e.velocity) for n, e in self.encoders.items()},
+            gyro_yaw=self.gyro.yaw, gyro_rate=self.gyro.rate,
+            battery_voltage=self.battery.voltage, battery_current=self.battery.current,
+            charge_used=self.battery.charge_used,
+            currents={cfg.left: self.elec.current_left, cfg.right: self.elec.current_right,
+                      **{m: 0.0 for m in self.motors if m not in (cfg.left, cfg.right)}},
+            duties=dict(self.motors), solenoids=dict(self.solenoids),
+        )

@@ -1,0 +1,86 @@
+"""Helpers for tests that run real ntcore peers and real simserver processes on loopback."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import ntcore
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (never 5810, which robot programs use)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = s.getsockname()[1]
+        if port != 5810:
+            return int(port)
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Poll ``predicate`` every 10 ms until truthy; fail the test with ``what`` on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.01)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+class SimserverProcess:
+    """``python -m simserver run ...`` as a subprocess, stderr captured to a file."""
+
+    def __init__(self, *args: str, log_dir: Path):
+        self.log_path = log_dir / "simserver.stderr"
+        self.out_path = log_dir / "simserver.stdout"
+        self._err = self.log_path.open("w")
+        self._out = self.out_path.open("w")
+        env = dict(os.environ, PYTHONUNBUFFERED="1")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "simserver", "run", *args],
+            stdout=self._out, stderr=self._err, cwd=REPO, env=env,
+        )
+
+    def stderr(self) -> str:
+        return self.log_path.read_text()
+
+    def stdout(self) -> str:
+        return self.out_path.read_text()
+
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def interrupt(self, timeout: float = 10.0) -> int:
+        """Send SIGINT (Ctrl-C) and wait for the exit code."""
+        if self.alive():
+            self.proc.send_signal(signal.SIGINT)
+        return self.proc.wait(timeout)
+
+    def close(self) -> None:
+        if self.alive():
+            self.proc.kill()
+            self.proc.wait(10)
+        self._err.close()
+        self._out.close()
+
+
+def client(port: int, name: str = "test-robot") -> ntcore.NetworkTableInstance:
+    """A started NT4 client of 127.0.0.1:port."""
+    inst = ntcore.NetworkTableInstance.create()
+    inst.startClient4(name)
+    inst.setServer("127.0.0.1", port)
+    return inst
+
+
+FAST = ntcore.PubSubOptions(periodic=0.001)

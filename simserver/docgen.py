@@ -78,7 +78,7 @@ def config_reference() -> str:
         nested: list[tuple[str, str, type]] = []
         _walk(cls, path, rows, nested)
         if path:
-            out += [f"## `[{path}]`", "", doc + " " + (cls.__doc__ or "").strip(), ""]
+            out += [f"## `[{path}]`", "", (cls.__doc__ or doc).strip(), ""]
         if rows:
             out += ["| key | type | default | meaning |", "| --- | --- | --- | --- |", *rows, ""]
         queue = nested + queue

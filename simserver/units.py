@@ -32,6 +32,10 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
 }
 
 
+_ANGLE_UNITS = {"radian", "degree", "revolution", "rotation", "turn", "arcminute", "arcsecond", "gradian",
+                "milliradian"}
+
+
 class UnitError(ValueError):
     """A string that is not a quantity of the expected dimension."""
 
@@ -107,7 +111,7 @@ def unit_kind(text: str) -> str:
         raise UnitError(f"unknown unit {text!r}") from None
     if u.dimensionality == ureg.meter.dimensionality:
         return "length"
-    if u.dimensionless and u != ureg.dimensionless:
+    if u.dimensionless and str(u) in _ANGLE_UNITS:
         return "angle"
     raise UnitError(f"{text!r} is neither a length, an angle nor ticks")
 

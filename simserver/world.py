@@ -202,6 +202,10 @@ class World:
                     self.drive.omega)
         if walls.resolve(body, self._half_l, self._half_w, self.params.mass,
                          self.params.moment_of_inertia):
+            # Wheels roll without slipping: the push-back along the heading undoes wheel travel.
+            along = (body.x - st.x) * c + (body.y - st.y) * s
+            st.s_left += along
+            st.s_right += along
             st.x, st.y = body.x, body.y
             self.drive.set_body_velocity(body.vx * c + body.vy * s, -body.vx * s + body.vy * c,
                                          body.omega)

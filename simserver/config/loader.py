@@ -339,9 +339,10 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
             ))
         if dt.high_gearing is None:
             issues.append(ConfigIssue("drivetrain.high_gearing", "required when shifter is set"))
+    drive_ok = dt.left in motors and dt.right in motors
     for name, enc in cfg.encoders.items():
         need_motor(f"encoders.{name}.motor", enc.motor)
-        if enc.motor in motors and enc.motor not in (dt.left, dt.right):
+        if drive_ok and enc.motor in motors and enc.motor not in (dt.left, dt.right):
             issues.append(ConfigIssue(
                 f"encoders.{name}.motor",
                 f"motor {enc.motor!r} drives no mechanism (only drivetrain sides have encoders)",

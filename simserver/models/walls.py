@@ -9,7 +9,8 @@ an impulse is applied at that corner:
 
 where u is the corner's velocity and r its offset from the centre. Because the impulse acts at
 the corner, an off-centre hit turns the robot (RoboSim's "future work"); angular momentum about
-the contact point is conserved, and with e = 1, μ = 0 so is kinetic energy.
+the contact point is conserved, and with e = 1, μ = 0 so is kinetic energy; no impact ever
+adds kinetic energy (a guard scales the rare solver overshoot at e near 1 back).
 
     >>> walls = FieldWalls(16.54, 8.07, restitution=0.2, friction=0.3)
     >>> body = Body(x=0.3, y=4.0, heading=0.0, vx=-2.0, vy=0.0, omega=0.0)
@@ -92,22 +93,27 @@ class FieldWalls:
 
     def _solve(self, body: Body, contacts: list[tuple[float, float, float, float]],
                mass: float, inertia: float) -> None:
+        """Poisson impact: an inelastic, frictional compression solved by projected
+        Gauss-Seidel, then a restitution impulse e·P_n at each contact (none below
+        RESTING_SPEED). Compression only removes energy; the restitution impulse is scaled down
+        only if it would return more energy than came in, so no impact adds energy, and every
+        change is an impulse at a contact point."""
         inv_m, inv_j = 1.0 / mass, 1.0 / inertia
+        energy0 = mass * (body.vx**2 + body.vy**2) + inertia * body.omega**2
         rows = []
         for rx, ry, nx, ny in contacts:
             un = (body.vx - body.omega * ry) * nx + (body.vy + body.omega * rx) * ny
-            target = -self.restitution * un if -un > RESTING_SPEED else 0.0
+            e = self.restitution if -un > RESTING_SPEED else 0.0
             rn = rx * ny - ry * nx
             rt = rx * nx + ry * ny  # r × t with t = (-ny, nx)
-            rows.append([rx, ry, nx, ny, max(target, 0.0),
-                         1.0 / (inv_m + rn * rn * inv_j), 1.0 / (inv_m + rt * rt * inv_j),
-                         0.0, 0.0])
+            rows.append([rx, ry, nx, ny, e, 1.0 / (inv_m + rn * rn * inv_j),
+                         1.0 / (inv_m + rt * rt * inv_j), 0.0, 0.0])
         for _ in range(16):
             for row in rows:
-                rx, ry, nx, ny, target, kn, kt, pn, pt = row
+                rx, ry, nx, ny, _e, kn, kt, pn, pt = row
                 ux = body.vx - body.omega * ry
                 uy = body.vy + body.omega * rx
-                new_pn = max(0.0, pn + (target - (ux * nx + uy * ny)) * kn)
+                new_pn = max(0.0, pn - (ux * nx + uy * ny) * kn)
                 djn = new_pn - pn
                 limit = self.friction * new_pn
                 new_pt = max(-limit, min(limit, pt - (-ux * ny + uy * nx) * kt))
@@ -117,3 +123,19 @@ class FieldWalls:
                 body.vx += jx * inv_m
                 body.vy += jy * inv_m
                 body.omega += (rx * jy - ry * jx) * inv_j
+        # Restitution: Δv = λ·a, Δω = λ·b; energy(λ) is quadratic, energy(0) ≤ energy0.
+        ax = sum(r[4] * r[7] * r[2] for r in rows) * inv_m
+        ay = sum(r[4] * r[7] * r[3] for r in rows) * inv_m
+        b = sum(r[4] * r[7] * (r[0] * r[3] - r[1] * r[2]) for r in rows) * inv_j
+        quad = mass * (ax * ax + ay * ay) + inertia * b * b
+        if quad == 0.0:
+            return
+        lin = 2.0 * (mass * (body.vx * ax + body.vy * ay) + inertia * body.omega * b)
+        const = mass * (body.vx**2 + body.vy**2) + inertia * body.omega**2 - energy0
+        lam = 1.0
+        if quad + lin + const > 0.0:
+            lam = (-lin + math.sqrt(max(0.0, lin * lin - 4.0 * quad * const))) / (2.0 * quad)
+            lam = max(0.0, min(1.0, lam))
+        body.vx += lam * ax
+        body.vy += lam * ay
+        body.omega += lam * b

@@ -144,9 +144,6 @@ ENERGY_GAIN_CASES = [  # found by random search; kinetic energy rises by the giv
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="known defect: per-contact Newton restitution targets "
-                   "with Coulomb friction / simultaneous contacts can create kinetic energy "
-                   "(seen for e ≳ 0.8, or wall friction ≈ 2; none at e = 0.2, μ = 0.3)")
 @pytest.mark.parametrize(("e", "mu", "heading", "vx", "vy", "omega"), ENERGY_GAIN_CASES)
 def test_kinetic_energy_never_increases_in_an_impact(e, mu, heading, vx, vy, omega):
     body, _ = body_past_left_wall(heading, 0.001, vx, vy, omega)
@@ -224,8 +221,6 @@ def test_robot_pinned_against_wall_at_full_duty_rests_there():
     assert abs(snap.vx) < 1e-3
 
 
-@pytest.mark.xfail(strict=True, reason="known defect (world.py): the wall push-back moves the "
-                   "pose but not the wheel distances, so encoders keep counting while pinned")
 def test_encoder_position_stops_while_pinned_against_wall():
     world = World(load_default())
     world.set_motor("left", -1.0)

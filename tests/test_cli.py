@@ -1,0 +1,171 @@
+"""The command line as a user meets it: exit codes, messages, scripted runs, Ctrl-C, docs."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from simserver import docgen
+from simserver.cli import main
+from simserver.config.loader import loads
+from simserver.io.scripted import load_script
+from simserver.session import RunOptions, Session
+from tests.ntutil import REPO, SimserverProcess, free_port, wait_for
+
+S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(main, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_check_accepts_the_bundled_kitbot(tmp_path):
+    path = tmp_path / "robot.toml"
+    code, out, _ = run_cli("config", "-o", str(path))
+    assert code == 0
+    code, out, _ = run_cli("check", str(path))
+    assert code == 0 and "OK" in out
+
+
+def test_check_reports_every_problem_with_file_and_key_and_exits_2(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('[robot]\nmass = "-3 kg"\n[drivetrain]\nwhel_diameter = "6 in"\n'
+                    'track_width = "26 kg"\n')
+    code, _, err = run_cli("check", str(path))
+    assert code == 2
+    assert f"{path}: robot.mass: must be > 0 kg" in err
+    assert f"{path}: drivetrain.whel_diameter: unknown key; did you mean 'wheel_diameter'?" in err
+    assert f"{path}: drivetrain.track_width: '26 kg' is a mass, expected a length" in err
+
+
+def test_run_refuses_a_bad_config_before_starting_anything(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('[motors.left]\ntype = "CIMM"\n')
+    # --serve on a free port: if anything started, the port would be bound.
+    port = free_port()
+    code, _, err = run_cli("run", str(path), "--serve", str(port), "--duration", "1")
+    assert code == 2
+    assert "motors.left.type: unknown motor type 'CIMM'; did you mean 'CIM'" in err
+    assert "nothing was started" in err
+
+
+def test_run_refuses_a_missing_config_file(tmp_path):
+    code, _, err = run_cli("run", str(tmp_path / "nope.toml"))
+    assert code == 2 and "nope.toml: file not found" in err
+
+
+def test_run_refuses_a_bad_inputs_csv_with_row_and_column(tmp_path):
+    csv = tmp_path / "drive.csv"
+    csv.write_text("time,left,right\n0,0,0\n1,0.5,lots\n")
+    code, _, err = run_cli("run", "--inputs", str(csv), "--fast")
+    assert code == 2
+    assert "row 3, column 3 (right): expected a number, got 'lots'" in err
+
+
+def test_scripted_run_prints_summary_and_writes_a_png(tmp_path):
+    png = tmp_path / "run.png"
+    code, out, _ = run_cli("run", "--inputs", str(S_CURVE), "--fast", "--plot", str(png))
+    assert code == 0, out
+    assert "simulated time           10.00 s" in out
+    assert "minimum battery voltage" in out and "peak motor current" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_motors_lists_the_catalog():
+    code, out, _ = run_cli("motors")
+    assert code == 0
+    for name in ("Kraken X60", "NEO Vortex", "CIM", "pyfrc-775Pro"):
+        assert name in out
+
+
+def test_bundled_config_printed_by_config_command_is_the_default():
+    code, out, _ = run_cli("config")
+    assert code == 0
+    assert tomllib.loads(out)["motors"]["left"]["type"] == "CIM"
+    assert loads(out).drivetrain.gearing == 10.71
+
+
+def test_same_config_seed_and_inputs_give_identical_trajectories():
+    text = (REPO / "simserver" / "config" / "kitbot.toml").read_text()
+    noisy = text.replace('noise = "0 deg"', 'noise = "0.5 deg"')
+    traces = []
+    for _ in range(2):
+        cfg = loads(noisy)
+        script = load_script(S_CURVE, list(cfg.motors), [])
+        session = Session(cfg, RunOptions(fast=True, duration=10.0, script=script))
+        session.run()
+        traces.append((session.trace.data, session.world.gyro.yaw))
+    assert traces[0][0] == traces[1][0], "bit-identical per-tick traces"
+    assert traces[0][1] == traces[1][1], "bit-identical noisy gyro"
+    other = loads(noisy.replace("seed = 0", "seed = 1"))
+    session = Session(other, RunOptions(fast=True, duration=10.0,
+                                        script=load_script(S_CURVE, ["left", "right"], [])))
+    session.run()
+    assert session.world.gyro.yaw != traces[0][1], "a different seed gives different noise"
+
+
+@pytest.mark.network
+def test_ctrl_c_during_a_run_keeps_the_summary_and_plot(tmp_path):
+    png = tmp_path / "run.png"
+    port = free_port()
+    proc = SimserverProcess("--serve", str(port), "--duration", "600", "--plot", str(png),
+                            "--no-progress", log_dir=tmp_path)
+    try:
+        time.sleep(2.0)
+        assert proc.alive(), proc.stderr()
+        assert proc.interrupt() == 0
+        out = proc.stdout()
+        assert "simulated time" in out and f"plot written to {png}" in out
+        assert png.exists()
+        assert "stopped; results so far follow" in proc.stderr()
+    finally:
+        proc.close()
+
+
+@pytest.mark.network
+def test_sigterm_stops_cleanly(tmp_path):
+    proc = SimserverProcess("--serve", str(free_port()), log_dir=tmp_path)
+    try:
+        wait_for(lambda: "serving NT4" in proc.stderr(), 20, "the server to start")
+        proc.proc.send_signal(signal.SIGTERM)
+        assert proc.proc.wait(10) == 0
+    finally:
+        proc.close()
+
+
+def test_python_dash_m_runs_the_cli():
+    result = subprocess.run([sys.executable, "-m", "simserver", "--version"],
+                            capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0 and "simserver" in result.stdout
+
+
+@pytest.mark.parametrize(("doc", "generate"), [("config.md", docgen.config_reference),
+                                               ("protocol.md", docgen.protocol_reference)])
+def test_reference_docs_match_the_code(doc, generate):
+    path = Path(REPO, "docs", doc)
+    assert path.read_text() == generate(), f"docs/{doc} is stale: run `make docs`"
+
+
+def test_config_reference_lists_every_key_of_the_bundled_config():
+    text = (REPO / "docs" / "config.md").read_text()
+    raw = tomllib.loads((REPO / "simserver" / "config" / "kitbot.toml").read_text())
+
+    def keys(table, prefix=""):
+        for k, v in table.items():
+            if prefix in ("motors", "encoders", "solenoids"):
+                yield from keys(v, f"{prefix}.<name>")
+            elif isinstance(v, dict) and k != "start":
+                yield from keys(v, f"{prefix}.{k}" if prefix else k)
+            else:
+                yield f"{prefix}.{k}" if prefix else k
+
+    for key in keys(raw):
+        assert f"`{key}`" in text or f"`[{key}]`" in text, key

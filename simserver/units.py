@@ -32,8 +32,10 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
 }
 
 
-_ANGLE_UNITS = {"radian", "degree", "revolution", "rotation", "turn", "arcminute", "arcsecond", "gradian",
-                "milliradian"}
+_ANGLE_UNITS = {
+    "radian", "degree", "revolution", "rotation", "turn", "arcminute", "arcsecond", "gradian",
+    "milliradian",
+}
 
 
 class UnitError(ValueError):

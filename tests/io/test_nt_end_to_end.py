@@ -232,3 +232,19 @@ def test_client_mode_resets_when_the_robot_program_restarts(tmp_path):
     finally:
         proc.close()
         ntcore.NetworkTableInstance.destroy(server)
+
+
+def test_scripted_inputs_with_serve_still_publish_for_dashboards(tmp_path):
+    port = free_port()
+    script = tmp_path / "drive.csv"
+    script.write_text("time,left,right\n0,0.5,0.5\n30,0.5,0.5\n")
+    proc = SimserverProcess("--inputs", str(script), "--serve", str(port), log_dir=tmp_path)
+    inst = client(port, "dashboard")
+    try:
+        r = Reader(inst)
+        wait_for(lambda: r.pose.get().X() > 2.5, 20, "the scripted robot to drive")
+        assert abs(r.left_pos.get() - r.right_pos.get()) < 1e-9
+        assert proc.interrupt() == 0
+    finally:
+        ntcore.NetworkTableInstance.destroy(inst)
+        proc.close()

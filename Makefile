@@ -20,12 +20,12 @@ demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary,
 		--plot build/demo.png
 
 test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
-	$(BIN)/ruff check simserver tests benchmarks
+	$(BIN)/ruff check simserver tests benchmarks examples
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)  ## ruff check and format check
-	$(BIN)/ruff check simserver tests benchmarks
+	$(BIN)/ruff check simserver tests benchmarks examples
 
 typecheck: $(STAMP)  ## mypy on simserver/
 	$(BIN)/mypy

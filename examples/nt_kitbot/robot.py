@@ -26,7 +26,8 @@ class Robot(wpilib.TimedRobot):
         self.volts = nt.getDoubleTopic("/simserver/battery/voltage").subscribe(0.0, FAST)
 
     def robotPeriodic(self) -> None:
-        wpilib.SmartDashboard.putNumber("distance (m)", (self.left_m.get() + self.right_m.get()) / 2)
+        distance = (self.left_m.get() + self.right_m.get()) / 2
+        wpilib.SmartDashboard.putNumber("distance (m)", distance)
         wpilib.SmartDashboard.putNumber("heading (deg)", self.yaw.get())
         wpilib.SmartDashboard.putNumber("battery (V)", self.volts.get())
 

@@ -24,7 +24,7 @@ test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)  ## ruff check and format check
+lint: $(STAMP)  ## ruff check
 	$(BIN)/ruff check simserver tests benchmarks examples
 
 typecheck: $(STAMP)  ## mypy on simserver/

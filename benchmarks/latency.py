@@ -5,7 +5,12 @@ What is measured
     port, never 5810) runs as a subprocess. This process is a plain ntcore client: it publishes
     ``/simserver/motors/left`` and ``/right`` (``PubSubOptions(periodic=0.001)``) and subscribes
     to ``/simserver/encoders/left/velocity`` (``periodic=0.001, sendAll=True``). Both duties
-    alternate between +0.5 and −0.5 every 100 ms of wall time (``--period``). For each switch:
+    alternate between +0.5 and −0.5 every 100 ms of wall time (``--period``), each switch
+    delayed by a random 0 to 10 ms (one tick, ``--jitter``) after its 100 ms slot: 100 ms is a
+    whole number of simserver ticks and both sides sleep to absolute deadlines, so without the
+    jitter every switch would land at the same phase of simserver's tick and the figures
+    would depend on that arbitrary phase (measured: p50 3.4 ms in one run, 5.2 ms in another,
+    with p90 within 0.4 ms of p50). For each switch:
     the subscriber's queue is drained (its last value is kept), t0 = ``time.perf_counter()``
     is stamped just before ``set()`` on both publishers and ``flush()``, then the queue is
     polled in a tight loop (sleeping ``--poll``, 0.2 ms) until a received sample differs from
@@ -27,8 +32,9 @@ Reference
     ``/echo/out`` the same way and measures set → echo round trip the same way: drain, stamp
     t0, ``set(k)`` + ``flush()``, poll until ``k`` comes back. One echo round trip is measured
     in every 100 ms period, right after simserver's answer to that period's switch (or its
-    timeout), so slow drifts of a noisy machine hit both alike. The echo does the same NT work
-    as simserver minus the physics and the tick.
+    timeout), so slow drifts of a noisy machine hit both alike. The echo's path is simserver's
+    (client → server's subscriber queue → server's publisher → client) without the tick, the
+    physics or simserver's other outputs (about 20 topics flushed every tick).
 
 Context
     simserver reads its inputs once per tick (``sim.tick``, 10 ms for the kitbot): a command
@@ -37,7 +43,7 @@ Context
 
 Usage::
 
-    python benchmarks/latency.py [--switches 1000] [--warmup 20] [--output FILE]
+    python benchmarks/latency.py [--switches 1000] [--warmup 20] [--jitter S] [--output FILE]
 
 ``--output FILE`` appends the table in Markdown, with a line describing the machine.
 ``measure_latency()`` returns the figures as a dict for ``benchmarks/run_all.py``.

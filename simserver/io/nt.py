@@ -25,6 +25,7 @@ import math
 import os
 import tempfile
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,26 +135,8 @@ class NtAdapter:
         if not server:
             out.robot_arrived = any(events) and events[-1]
             out.robot_left = not all(events)
-        got_motor = False
-        for name, sub in self._motor_subs.items():
-            topic = topics.motor(name)
-            for v in sub.readQueue():
-                value = _python_value(v)
-                if value is _UNSET:
-                    continue
-                got_motor = True
-                duty = self.validator.duty(topic, value)
-                if duty is not None:
-                    out.motors[name] = duty
-        for name, sub in self._sol_subs.items():
-            topic = topics.solenoid(name)
-            for v in sub.readQueue():
-                value = _python_value(v)
-                if value is _UNSET:
-                    continue
-                state = self.validator.solenoid(topic, value)
-                if state is not None:
-                    out.solenoids[name] = state
+        got_motor = _drain(self._motor_subs, topics.motor, self.validator.duty, out.motors)
+        _drain(self._sol_subs, topics.solenoid, self.validator.solenoid, out.solenoids)
         if server:
             if self._robot_present and not all(events) and not any(
                     sub.exists() for sub in self._motor_subs.values()):
@@ -215,6 +198,24 @@ class NtAdapter:
 
 
 _UNSET = object()
+
+
+def _drain(subs: dict[str, ntcore.GenericSubscriber], topic_of: Callable[[str], str],
+           validate: Callable[[str, Any], Any], into: dict[str, Any]) -> bool:
+    """Validate every queued update of each subscriber into ``into`` (last valid value wins).
+    Returns True if any value arrived, valid or not."""
+    arrived = False
+    for name, sub in subs.items():
+        topic = topic_of(name)
+        for v in sub.readQueue():
+            value = _python_value(v)
+            if value is _UNSET:
+                continue
+            arrived = True
+            checked = validate(topic, value)
+            if checked is not None:
+                into[name] = checked
+    return arrived
 
 
 def _python_value(v: ntcore.Value) -> Any:

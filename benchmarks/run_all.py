@@ -1,0 +1,92 @@
+"""Run every benchmark: throughput of the physics core, and latency over NetworkTables.
+
+Each benchmark prints its figures next to a reference measured in the same run (WPILib's
+drivetrain model; an NT echo process). The figures are information, not pass/fail: the exit
+status is 0 whenever the benchmarks ran, whatever the numbers. See ``throughput.py`` and
+``latency.py`` for what exactly is measured.
+
+Usage::
+
+    python benchmarks/run_all.py [--quick] [--output FILE]
+
+``--output FILE`` writes (overwrites) a Markdown report: the machine, then both tables.
+``--quick`` runs short versions (20 s simulated × 3 repeats; 100 switches) as a smoke test;
+its figures are noisier.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import time
+from pathlib import Path
+
+try:
+    from benchmarks import latency, throughput
+    from benchmarks._common import machine_info, machine_line
+except ImportError:  # run as a script: benchmarks/ itself is on sys.path
+    import latency  # type: ignore
+    import throughput  # type: ignore
+    from _common import machine_info, machine_line  # type: ignore
+
+FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20}
+QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10}
+
+
+def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float) -> str:
+    """The whole report: heading, machine, how to reproduce, both sections."""
+    lines = [
+        "# simserver benchmark figures",
+        "",
+        "Measured figures, not pass/fail results: each is shown next to a reference measured "
+        "in the same run on the same machine. Regenerate with `make bench`.",
+        "",
+        f"Machine: {machine_line(machine_info())}",
+        "",
+        f"Command: `python benchmarks/run_all.py{' --quick' if quick else ''}` "
+        f"({elapsed:.0f} s wall).",
+        "",
+        "## Throughput",
+        "",
+        throughput.format_markdown(thr).rstrip(),
+        "",
+        "## Latency",
+        "",
+        latency.format_markdown(lat).rstrip(),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--quick", action="store_true",
+                    help="short runs for a smoke test (20 s simulated, 100 switches)")
+    ap.add_argument("--output", type=Path, help="write a Markdown report to this file")
+    args = ap.parse_args(argv)
+
+    def on_sigterm(signum: int, _frame: object) -> None:  # stop subprocesses via finally
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, on_sigterm)
+    p = QUICK if args.quick else FULL
+    start = time.perf_counter()
+    print("Figures, not pass/fail: each next to a reference measured in the same run.\n",
+          flush=True)
+    thr = throughput.measure_throughput(p["seconds"], int(p["repeats"]))
+    print(throughput.format_table(thr), flush=True)
+    print(flush=True)
+    lat = latency.measure_latency(int(p["switches"]), int(p["warmup"]))
+    print(latency.format_table(lat), flush=True)
+    elapsed = time.perf_counter() - start
+    print(f"\nTotal: {elapsed:.0f} s")
+    if args.output:
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed), encoding="utf-8")
+        print(f"Markdown written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,72 @@
+"""Smoke test of the benchmarks: ``benchmarks/run_all.py --quick`` runs and prints both tables.
+
+Only checks that the benchmarks run and report numbers; the figures themselves are never
+judged (they depend on the machine). Starts simserver and an NT echo server on free loopback
+ports, so it is a network test; it takes about 20 s.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+import pytest
+
+from tests.ntutil import REPO
+
+pytestmark = [pytest.mark.network, pytest.mark.slow]
+
+TIMEOUT = 120  # s; a quick run takes about 20 s
+
+NUMBER = r"(\d+(?:\.\d+)?)"
+
+
+def _run_quick(tmp_path) -> tuple[int, str, str]:
+    report = tmp_path / "RESULTS.md"
+    # Own session, so a hung run is ended with all of its subprocesses (simserver, echo).
+    proc = subprocess.Popen(
+        [sys.executable, str(REPO / "benchmarks" / "run_all.py"), "--quick",
+         "--output", str(report)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONUNBUFFERED="1"), start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        pytest.fail(f"run_all.py --quick did not finish in {TIMEOUT} s\n{out}\n{err}")
+    md = report.read_text(encoding="utf-8") if report.exists() else ""
+    return proc.returncode, out + err, md
+
+
+def test_run_all_quick_prints_throughput_and_latency_tables(tmp_path):
+    code, out, md = _run_quick(tmp_path)
+    assert code == 0, out
+
+    # Throughput: both models with a positive rate (sim s / wall s).
+    assert "Throughput:" in out, out
+    for label in ("simserver World", "WPILib DifferentialDrivetrainSim"):
+        m = re.search(rf"^{re.escape(label)}\s+{NUMBER}×\s+{NUMBER}×", out, re.M)
+        assert m, f"no throughput row for {label}:\n{out}"
+        assert float(m.group(1)) > 0 and float(m.group(2)) > 0
+
+    # Latency: a header with p50 first, then simserver and echo rows with a positive p50.
+    assert "Latency:" in out, out
+    assert re.search(r"^path \(ms\)\s+p50\s+p90\s+p99\s+max\s+timed out", out, re.M), out
+    for label in ("simserver: motor set → encoder Δv", "NT echo (transport floor): set → echo"):
+        m = re.search(rf"^{re.escape(label)}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+{NUMBER}\s+"
+                      rf"(\d+) / (\d+)", out, re.M)
+        assert m, f"no latency row for {label}:\n{out}"
+        p50 = float(m.group(1))
+        assert p50 > 0, f"{label}: p50 {p50}"
+        assert int(m.group(6)) == 100  # --quick: 100 measured switches
+
+    # The Markdown report: heading, machine line and both tables.
+    assert md.startswith("# simserver benchmark figures"), md
+    assert "not pass/fail" in md
+    assert "Machine: " in md
+    assert "| simserver World |" in md
+    assert "| simserver: motor set → encoder Δv |" in md

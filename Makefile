@@ -9,10 +9,12 @@ STAMP := $(VENV)/.installed
 help:  ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
 
-$(STAMP): pyproject.toml
+PLUGINS := $(wildcard plugins/*/pyproject.toml)
+
+$(STAMP): pyproject.toml $(PLUGINS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test]' $(foreach p,$(PLUGINS),-e $(dir $(p)))
 	touch $(STAMP)
 
 demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary, write build/demo.png
@@ -20,12 +22,12 @@ demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary,
 		--plot build/demo.png
 
 test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
-	$(BIN)/ruff check simserver tests benchmarks examples
+	$(BIN)/ruff check simserver tests benchmarks examples plugins
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q tests $(foreach p,$(PLUGINS),$(dir $(p))tests)
 
 lint: $(STAMP)  ## ruff check
-	$(BIN)/ruff check simserver tests benchmarks examples
+	$(BIN)/ruff check simserver tests benchmarks examples plugins
 
 typecheck: $(STAMP)  ## mypy on simserver/
 	$(BIN)/mypy

@@ -161,8 +161,9 @@ def check(configs: tuple[str, ...]) -> None:
             for issue in exc.issues:
                 click.echo(issue.render(exc.source), err=True)
             continue
-        click.echo(f"{path}: OK ({len(cfg.motors)} motors, {len(cfg.encoders)} encoders, "
-                   f"{cfg.drivetrain.fidelity} differential drivetrain)")
+        mechs = ", ".join(f"{n} ({s.type})" for n, s in cfg.mechanisms.items()) or "none"
+        click.echo(f"{path}: OK ({cfg.drivetrain_type} drivetrain, {len(cfg.motors)} motors, "
+                   f"{len(cfg.encoders)} encoders; mechanisms: {mechs})")
     if bad:
         sys.exit(EXIT_BAD_CONFIG)
 
@@ -179,6 +180,14 @@ def motors() -> None:
         rpm = m.free_speed * 60 / (2 * 3.141592653589793)
         click.echo(f"{name:<18}{rpm:>8.0f} rpm{m.stall_torque:>10.2f} N·m{m.stall_current:>13.0f} A"
                    f"{m.free_current:>12.1f} A")
+
+
+@main.command("models")
+def models_cmd() -> None:
+    """List every model type (built-in and plugin) with its config keys, units and topics."""
+    from simserver import docgen
+
+    click.echo(docgen.model_types_text(), nl=False)
 
 
 @main.command("config")

@@ -11,28 +11,21 @@ Inputs (duty cycles, solenoid states) are set before :meth:`World.step` and held
 
 from __future__ import annotations
 
+import logging
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
 from simserver.config.model import Config, EncoderConfig
 from simserver.fieldinfo import field_size
+from simserver.models.api import Model
 from simserver.models.battery import Battery
-from simserver.models.differential import (
-    CharacterizedLongitudinal,
-    DifferentialDrive,
-    DifferentialParams,
-    Electrical,
-    KinematicLongitudinal,
-    Longitudinal,
-    PhysicalLongitudinal,
-    SideGains,
-    robosim_moment_of_inertia,
-)
-from simserver.models.motor import motor_by_name
+from simserver.models.differential import DifferentialDrive, Electrical
 from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
+from simserver.registry import registry
 from simserver.units import unit_kind, unit_scale
 
 
@@ -57,6 +50,10 @@ class Snapshot:
     currents: dict[str, float]
     duties: dict[str, float]
     solenoids: dict[str, bool] = field(default_factory=dict)
+    mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+log = logging.getLogger("simserver.world")
 
 
 class World:
@@ -64,49 +61,37 @@ class World:
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        dt_cfg = cfg.drivetrain
-        left = cfg.motors[dt_cfg.left]
-        motor = motor_by_name(left.type)
-        robot = cfg.robot
-        moi = robot.moment_of_inertia or robosim_moment_of_inertia(
-            robot.mass, robot.length, dt_cfg.track_width
-        )
-        self.params = DifferentialParams(
-            mass=robot.mass, moment_of_inertia=moi, track_width=dt_cfg.track_width,
-            wheel_radius=dt_cfg.wheel_diameter / 2.0, gearing=dt_cfg.gearing, motor=motor,
-            motors_per_side=left.count, lateral_friction=dt_cfg.lateral_friction,
-        )
-        self.drive = DifferentialDrive(self.params, self._longitudinal(cfg, self.params))
+        reg = registry()
+        dt_type = reg.get("drivetrain", cfg.drivetrain_type)
+        if dt_type is None:
+            raise ValueError(f"no drivetrain model type {cfg.drivetrain_type!r} is installed")
+        drive = dt_type.create("drivetrain", cfg.drivetrain, cfg)
+        if not isinstance(drive, DifferentialDrive):
+            raise TypeError(f"drivetrain type {cfg.drivetrain_type!r} did not build a drivetrain")
+        self.drive = drive
+        self.params = drive.params
         self.battery = Battery(cfg.battery.nominal_voltage, cfg.battery.resistance,
                                cfg.battery.background_current)
         length, width = field_size(cfg.field.season)
         self.walls = FieldWalls(cfg.field.length or length, cfg.field.width or width,
                                 cfg.field.restitution, cfg.field.wall_friction)
+        robot = cfg.robot
         self._half_l, self._half_w = robot.length / 2.0, robot.width / 2.0
         self._reach = math.hypot(self._half_l, self._half_w)
-        self.rng = np.random.default_rng(cfg.sim.seed)
-        self.gyro = Gyro(cfg.gyro.noise, cfg.gyro.drift, self.rng)
+        self._rng = np.random.default_rng(cfg.sim.seed)
+        self.gyro = Gyro(cfg.gyro.noise, cfg.gyro.drift, self._rng)
         self.encoders = {n: self._encoder(e) for n, e in cfg.encoders.items()}
-        self._enc_side = {n: e.motor == dt_cfg.left for n, e in cfg.encoders.items()}
+        self._enc_side = {n: e.motor == cfg.drivetrain.left for n, e in cfg.encoders.items()}
+        self.mechanisms: dict[str, Model] = {}
+        for name, section in cfg.mechanisms.items():
+            mt = reg.get("mechanism", section.type)
+            if mt is None:
+                raise ValueError(f"no mechanism model type {section.type!r} is installed")
+            self.mechanisms[name] = mt.create(name, section.config, cfg)
         self.substep = cfg.sim.substep
         self.motors = {name: 0.0 for name in cfg.motors}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
         self.reset()
-
-    @staticmethod
-    def _longitudinal(cfg: Config, p: DifferentialParams) -> Longitudinal:
-        dt = cfg.drivetrain
-        if dt.fidelity == "kinematic":
-            assert dt.kinematic is not None
-            return KinematicLongitudinal(dt.kinematic.max_speed, dt.kinematic.deadzone)
-        if dt.fidelity == "characterized":
-            c = dt.characterized
-            assert c is not None
-            return CharacterizedLongitudinal(
-                p, SideGains(c.left.kv, c.left.ka, c.left.ks),
-                SideGains(c.right.kv, c.right.ka, c.right.ks),
-            )
-        return PhysicalLongitudinal(p)
 
     def _encoder_scale(self, e: EncoderConfig, gearing: float) -> float:
         """Reading units per metre of wheel travel."""
@@ -138,6 +123,48 @@ class World:
         self.peak_current = 0.0
         self.min_voltage = self.battery.voltage
         self.distance = 0.0
+        self.failed: dict[str, str] = {}
+        for mech in self.mechanisms.values():
+            mech.reset()
+
+    # --- RobotView: what mechanism models may read -------------------------------------------
+
+    @property
+    def pose(self) -> tuple[float, float, float]:
+        """(x m, y m, heading rad) of the robot centre."""
+        st = self.drive.state
+        return st.x, st.y, st.heading
+
+    @property
+    def velocity(self) -> tuple[float, float, float]:
+        """(vx m/s, vy m/s, omega rad/s) in the field frame."""
+        st = self.drive.state
+        c, s = math.cos(st.heading), math.sin(st.heading)
+        vx_b = self.drive.v_forward
+        return vx_b * c - st.v_lat * s, vx_b * s + st.v_lat * c, self.drive.omega
+
+    @property
+    def outline(self) -> tuple[float, float]:
+        """(length, width) of the robot outline, m."""
+        return 2.0 * self._half_l, 2.0 * self._half_w
+
+    @property
+    def field_size(self) -> tuple[float, float]:
+        """(length, width) of the field, m."""
+        return self.walls.length, self.walls.width
+
+    @property
+    def rng(self) -> np.random.Generator:
+        """The seeded generator."""
+        return self._rng
+
+    def motor(self, name: str) -> float:
+        """Duty cycle of motor output ``name`` with its inversion applied."""
+        return self.motors[name] * (-1.0 if self.cfg.motors[name].inverted else 1.0)
+
+    def solenoid(self, name: str) -> bool:
+        """State of solenoid ``name``."""
+        return self.solenoids[name]
 
     def set_motor(self, name: str, duty: float) -> None:
         """Set a motor's duty cycle, already validated to [-1, 1]."""
@@ -162,9 +189,7 @@ class World:
         """Advance ``dt`` seconds in whole substeps (at least one)."""
         n = max(1, round(dt / self.substep))
         cfg = self.cfg.drivetrain
-        motors = self.cfg.motors
-        dl = self.motors[cfg.left] * (-1.0 if motors[cfg.left].inverted else 1.0)
-        dr = self.motors[cfg.right] * (-1.0 if motors[cfg.right].inverted else 1.0)
+        dl, dr = self.motor(cfg.left), self.motor(cfg.right)
         drive, st, battery, h = self.drive, self.drive.state, self.battery, self.substep
         gearing = self._gearing()
         if gearing != drive.gearing:
@@ -182,14 +207,25 @@ class World:
                 else:
                     enc.advance(st.s_right - s_r, st.v_right)
             self.distance += abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
+            self.time += h
+            for name, mech in self.mechanisms.items():
+                if name not in self.failed:
+                    self._step_mechanism(name, mech, h)
             peak = max(abs(elec.current_left), abs(elec.current_right))
             if peak > self.peak_current:
                 self.peak_current = peak
             if battery.voltage < self.min_voltage:
                 self.min_voltage = battery.voltage
         self.elec = elec
-        self.time += n * h
         self.gyro.read(st.heading, drive.omega, n * h)
+
+    def _step_mechanism(self, name: str, mech: Model, h: float) -> None:
+        try:
+            mech.step(h, self)
+        except Exception as exc:  # a plugin's bug must not stop the simulation
+            self.failed[name] = f"{type(exc).__name__}: {exc}"
+            log.error("mechanism %r (type %r) raised during step and is disabled until the "
+                      "next reset", name, self.cfg.mechanisms[name].type, exc_info=True)
 
     def _collide(self) -> None:
         st = self.drive.state
@@ -227,4 +263,5 @@ class World:
             currents={cfg.left: self.elec.current_left, cfg.right: self.elec.current_right,
                       **{m: 0.0 for m in self.motors if m not in (cfg.left, cfg.right)}},
             duties=dict(self.motors), solenoids=dict(self.solenoids),
+            mechanisms={n: m.outputs() for n, m in self.mechanisms.items()},
         )

@@ -18,7 +18,10 @@ class Spec:
 
     kind: "quantity" (string with a unit, stored in SI), "number", "integer", "boolean",
     "choice", "text", "unit" (a sensor unit name), "section" (nested table),
-    "table" (name -> section), "motor" (a motor type name from the catalog).
+    "table" (name -> section), "motor" (a motor type name from the catalog), "model" (a table
+    whose ``type`` key selects a registered model type of role ``choices[0]``, default
+    ``default``), "models" (name -> such a table), "derived" (filled by the loader, not read
+    from the file).
     """
 
     kind: str
@@ -162,6 +165,21 @@ def optional_section(doc: str) -> Any:
 def table(doc: str) -> Any:
     """A table of named entries (``[motors.left]``, ``[motors.right]``), each a section."""
     return _field(Spec("table", doc), {})
+
+
+def model(role: str, default_type: str, doc: str) -> Any:
+    """A table whose ``type`` key picks a registered model type; its keys are that type's."""
+    return _field(Spec("model", doc, default=default_type, choices=(role,)))
+
+
+def models(role: str, doc: str) -> Any:
+    """A table of named model tables (``[mechanisms.<name>]``), each with a ``type`` key."""
+    return _field(Spec("models", doc, choices=(role,)), {})
+
+
+def derived(doc: str) -> Any:
+    """A value the loader fills in (not a key of the file)."""
+    return _field(Spec("derived", doc))
 
 
 def spec_of(field: dataclasses.Field[Any]) -> Spec:

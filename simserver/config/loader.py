@@ -20,8 +20,9 @@ from typing import Any
 
 from simserver import units
 from simserver.config.fields import Spec, spec_of
-from simserver.config.model import Config
+from simserver.config.model import Config, MechanismSection
 from simserver.models.motor import MotorCatalogError, motor_by_name
+from simserver.registry import registry
 
 DEFAULT_CONFIG_NAME = "kitbot.toml"
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
@@ -100,6 +101,8 @@ def _unwrap_optional(tp: Any) -> Any:
 
 
 def _join(prefix: str, key: str) -> str:
+    if not key:
+        return prefix
     return f"{prefix}.{key}" if prefix else key
 
 
@@ -138,6 +141,28 @@ def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
         path = _join(prefix, name)
         tp = _unwrap_optional(hints[name])
         present = name in raw
+        if spec.kind == "derived":
+            continue
+        if spec.kind == "model":
+            tname, values[name] = _build_model(spec.choices[0], raw.get(name, {}), path, issues,
+                                               spec.default)
+            values[f"{name}_type"] = tname
+            continue
+        if spec.kind == "models":
+            table = raw.get(name, {})
+            out_models: dict[str, Any] = {}
+            if not isinstance(table, dict):
+                issues.append(ConfigIssue(path, f"expected a table, got {_describe(table)}"))
+                table = {}
+            for entry, body in table.items():
+                epath = _join(path, entry)
+                if not _NAME_RE.match(entry):
+                    issues.append(ConfigIssue(epath, "names may use letters, digits, '_', '-' "
+                                                     "and '.' only"))
+                tname, conf = _build_model(spec.choices[0], body, epath, issues, None)
+                out_models[entry] = MechanismSection(tname or "", conf)
+            values[name] = out_models
+            continue
         if spec.kind == "section":
             if present:
                 values[name] = _build(tp, raw[name], path, issues)
@@ -179,6 +204,40 @@ def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
         return cls(**values)
     except TypeError:  # only reachable when issues were already recorded
         return None
+
+
+def _build_model(role: str, body: Any, path: str, issues: list[ConfigIssue],
+                 default_type: str | None) -> tuple[str | None, Any]:
+    """Validate a table whose ``type`` key names a registered model type of ``role``."""
+    reg = registry()
+    if not isinstance(body, dict):
+        issues.append(ConfigIssue(path, f"expected a table, got {_describe(body)}"))
+        body = {}
+    tname = body.get("type", default_type)
+    known = ", ".join(repr(n) for n in reg.names(role)) or "none installed"
+    if tname is None:
+        issues.append(ConfigIssue(_join(path, "type"),
+                                  f"missing required key (a {role} model type: {known})"))
+        return None, None
+    if not isinstance(tname, str):
+        issues.append(ConfigIssue(_join(path, "type"),
+                                  f"expected a model type name, got {_describe(tname)}"))
+        return None, None
+    mt = reg.get(role, tname)
+    if mt is None:
+        failed = reg.failure_for(tname)
+        if failed is not None:
+            msg = (f"model type {tname!r} comes from the plugin {failed.distribution!r}, which "
+                   f"could not be loaded: {failed.reason}")
+        else:
+            hint = difflib.get_close_matches(tname, reg.names(role), n=1)
+            msg = f"unknown {role} model type {tname!r}"
+            msg += f"; did you mean {hint[0]!r}?" if hint else f" (installed: {known})"
+            msg += " `simserver models` lists every type."
+        issues.append(ConfigIssue(_join(path, "type"), msg))
+        return tname, None
+    rest = {k: v for k, v in body.items() if k != "type"}
+    return tname, _build(mt.config, rest, path, issues)
 
 
 def _expected(spec: Spec) -> str:
@@ -298,56 +357,64 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
 # --- cross references -------------------------------------------------------------------------
 
 
+def missing_name(kind: str, name: str, known: list[str]) -> str:
+    """Message for a reference to a motor or solenoid that the config does not define."""
+    hint = difflib.get_close_matches(name, known, n=1)
+    msg = f"no {kind} named {name!r} in [{kind}s]"
+    if hint:
+        return msg + f"; did you mean {hint[0]!r}?"
+    return msg + (f" (known: {', '.join(known)})" if known else
+                  f"; none are defined: add a [{kind}s.NAME] table")
+
+
 def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
-    dt = cfg.drivetrain
-    motors = cfg.motors
+    reg = registry()
+    users: dict[str, str] = {}  # motor name -> key path that drives it
 
-    def need_motor(path: str, name: str) -> None:
-        if name not in motors:
-            hint = difflib.get_close_matches(name, list(motors), n=1)
-            known = ", ".join(motors) or "none are defined; add a [motors.NAME] table"
-            msg = f"no motor named {name!r} in [motors]"
-            msg += f"; did you mean {hint[0]!r}?" if hint else f" (known: {known})"
-            issues.append(ConfigIssue(path, msg))
+    def use_motor(path: str, name: str) -> None:
+        if name in users:
+            issues.append(ConfigIssue(path, f"motor {name!r} already drives {users[name]}"))
+        users[name] = path
 
-    need_motor("drivetrain.left", dt.left)
-    need_motor("drivetrain.right", dt.right)
-    if dt.left == dt.right:
-        issues.append(ConfigIssue("drivetrain.right", "left and right must be different motors"))
-    if dt.left in motors and dt.right in motors:
-        a, b = motors[dt.left], motors[dt.right]
-        if (a.type, a.count) != (b.type, b.count):
-            issues.append(ConfigIssue(
-                "drivetrain", f"left ({a.count}× {a.type}) and right ({b.count}× {b.type}) must "
-                "have the same motor type and count",
-            ))
-    if dt.fidelity == "characterized" and dt.characterized is None:
-        issues.append(ConfigIssue(
-            "drivetrain.characterized",
-            "required when fidelity = \"characterized\": add [drivetrain.characterized.left] "
-            "and [drivetrain.characterized.right] with kv, ka (and ks)",
-        ))
-    if dt.fidelity == "kinematic" and dt.kinematic is None:
-        issues.append(ConfigIssue(
-            "drivetrain.kinematic",
-            "required when fidelity = \"kinematic\": add [drivetrain.kinematic] with max_speed",
-        ))
-    if dt.shifter is not None:
-        if dt.shifter not in cfg.solenoids:
-            issues.append(ConfigIssue(
-                "drivetrain.shifter", f"no solenoid named {dt.shifter!r} in [solenoids]"
-            ))
-        if dt.high_gearing is None:
-            issues.append(ConfigIssue("drivetrain.high_gearing", "required when shifter is set"))
-    drive_ok = dt.left in motors and dt.right in motors
+    dt_type = reg.get("drivetrain", cfg.drivetrain_type)
+    if dt_type is not None and dt_type.check is not None:
+        for key, msg in dt_type.check(cfg.drivetrain, cfg):
+            issues.append(ConfigIssue(_join("drivetrain", key), msg))
+    for side in ("left", "right"):
+        name = getattr(cfg.drivetrain, side, None)
+        if isinstance(name, str) and name in cfg.motors:
+            use_motor(f"drivetrain.{side}", name)
+    for mname, section in cfg.mechanisms.items():
+        mt = reg.get("mechanism", section.type)
+        if mt is None or section.config is None:
+            continue
+        prefix = f"mechanisms.{mname}"
+        for inp in mt.inputs:
+            ref = getattr(section.config, inp.key)
+            if ref is None:
+                continue
+            pool = cfg.motors if inp.kind == "motor" else cfg.solenoids
+            if ref not in pool:
+                issues.append(ConfigIssue(f"{prefix}.{inp.key}",
+                                          missing_name(inp.kind, ref, list(pool))))
+            elif inp.kind == "motor":
+                use_motor(f"{prefix}.{inp.key}", ref)
+        if mt.check is not None:
+            for key, msg in mt.check(section.config, cfg):
+                issues.append(ConfigIssue(_join(prefix, key), msg))
+    drive_motors = [getattr(cfg.drivetrain, s, None) for s in ("left", "right")]
+    drive_ok = all(m in cfg.motors for m in drive_motors)
     for name, enc in cfg.encoders.items():
-        need_motor(f"encoders.{name}.motor", enc.motor)
-        if drive_ok and enc.motor in motors and enc.motor not in (dt.left, dt.right):
+        if enc.motor not in cfg.motors:
+            issues.append(ConfigIssue(f"encoders.{name}.motor",
+                                      missing_name("motor", enc.motor, list(cfg.motors))))
+        elif drive_ok and enc.motor not in drive_motors:
             issues.append(ConfigIssue(
                 f"encoders.{name}.motor",
-                f"motor {enc.motor!r} drives no mechanism (only drivetrain sides have encoders)",
+                f"motor {enc.motor!r} drives no drivetrain side (encoders measure drivetrain "
+                "sides; mechanisms publish their own sensors)",
             ))
-    for name in motors:
+    for name in cfg.motors:
         if name in cfg.solenoids:
             issues.append(ConfigIssue(
                 f"solenoids.{name}", "a motor has the same name; input names must be unique"

@@ -8,11 +8,15 @@ them (``make docs``) and a test keeps the two in step.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from simserver.config.fields import (
     boolean,
     choice,
+    derived,
     integer,
+    model,
+    models,
     motor_type,
     number,
     optional_quantity,
@@ -168,7 +172,7 @@ class KinematicConfig:
 
 @dataclass(frozen=True)
 class DrivetrainConfig:
-    """A differential (tank) drivetrain."""
+    """A differential (tank) drivetrain (`type = "differential"`)."""
 
     left: str = text("left", "Name of the motor (in [motors]) driving the left side.")
     right: str = text("right", "Name of the motor (in [motors]) driving the right side.")
@@ -245,6 +249,14 @@ class SolenoidConfig:
 
 
 @dataclass(frozen=True)
+class MechanismSection:
+    """A validated ``[mechanisms.<name>]`` table: its model type and that type's config."""
+
+    type: str
+    config: Any
+
+
+@dataclass(frozen=True)
 class Config:
     """A whole simserver configuration: one robot on one field."""
 
@@ -253,7 +265,10 @@ class Config:
     robot: RobotConfig = section(RobotConfig, "The robot body.")
     battery: BatteryConfig = section(BatteryConfig, "The battery.")
     motors: dict[str, MotorConfig] = table("Motor controller outputs by name.")
-    drivetrain: DrivetrainConfig = section(DrivetrainConfig, "The drivetrain.")
+    drivetrain: DrivetrainConfig = model("drivetrain", "differential", "The drivetrain.")
+    drivetrain_type: str = derived("Model type of the drivetrain.")
     encoders: dict[str, EncoderConfig] = table("Encoders by name.")
     gyro: GyroConfig = section(GyroConfig, "The gyro.")
     solenoids: dict[str, SolenoidConfig] = table("Solenoid inputs by name.")
+    mechanisms: dict[str, MechanismSection] = models(
+        "mechanism", "Mechanisms by name, each with `type` naming a model type.")

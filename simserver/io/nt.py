@@ -36,6 +36,8 @@ from simserver.config.model import Config
 from simserver.io import topics
 from simserver.io.field2d import Field2dPublisher
 from simserver.io.validation import InputValidator
+from simserver.models.api import OutputSpec
+from simserver.registry import registry
 from simserver.world import Snapshot
 
 log = logging.getLogger("simserver.nt")
@@ -168,6 +170,31 @@ class NtAdapter:
         self._heartbeat = inst.getIntegerTopic(topics.HEARTBEAT).publish(HEARTBEAT)
         self._beats = 0
         self._field = Field2dPublisher(inst, topics.FIELD2D_NAME, FAST)
+        self._mech: dict[str, dict[str, Callable[[Any], None]]] = {}
+        reg = registry()
+        for name, section in cfg.mechanisms.items():
+            mt = reg.get("mechanism", section.type)
+            if mt is None:
+                continue
+            self._mech[name] = {o.name: self._mechanism_setter(name, o) for o in mt.outputs}
+
+    def _mechanism_setter(self, mechanism: str, out: OutputSpec) -> Callable[[Any], None]:
+        """A function that publishes one declared output, converting to its NT type."""
+        inst = self.inst
+        if out.type == "field2d":
+            return lambda poses: self._field.set_poses(mechanism, list(poses))
+        name = topics.mechanism_output(mechanism, out.name)
+        if out.type == "double":
+            pd = inst.getDoubleTopic(name).publish(FAST)
+            return lambda v: pd.set(float(v))
+        if out.type == "boolean":
+            pb = inst.getBooleanTopic(name).publish(FAST)
+            return lambda v: pb.set(bool(v))
+        if out.type == "int":
+            pi = inst.getIntegerTopic(name).publish(FAST)
+            return lambda v: pi.set(int(v))
+        pa = inst.getDoubleArrayTopic(name).publish(FAST)
+        return lambda v: pa.set([float(x) for x in v])
 
     def publish(self, snap: Snapshot) -> None:
         """Set every output from ``snap`` and flush once."""
@@ -188,6 +215,12 @@ class NtAdapter:
         self._heartbeat.set(self._beats)
         wrapped = math.atan2(math.sin(snap.heading), math.cos(snap.heading))
         self._field.set_poses("Robot", [(snap.x, snap.y, wrapped)])
+        for mech, values in snap.mechanisms.items():
+            setters = self._mech.get(mech, {})
+            for key, value in values.items():
+                setter = setters.get(key)
+                if setter is not None:
+                    setter(value)
         self.inst.flush()
 
     def close(self) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from simserver.config.model import Config
+from simserver.models.api import OutputSpec
+from simserver.registry import registry
 from simserver.units import unit_kind
 
 PREFIX = "/simserver"
@@ -44,6 +46,16 @@ def encoder_velocity(name: str) -> str:
     return f"{PREFIX}/encoders/{name}/velocity"
 
 
+def mechanism_output(mechanism: str, output: str) -> str:
+    """Output ``output`` of mechanism ``mechanism``."""
+    return f"{PREFIX}/mechanisms/{mechanism}/{output}"
+
+
+def field2d_object(name: str) -> str:
+    """A Field2d object of the SimField table."""
+    return f"{FIELD2D_TABLE}/{name}"
+
+
 def current(name: str) -> str:
     """Output: stator current of motor ``name``."""
     return f"{PREFIX}/currents/{name}"
@@ -70,13 +82,29 @@ def _encoder_units(unit: str | None) -> tuple[str, str]:
 
 def contract_for(cfg: Config) -> list[TopicSpec]:
     """Every topic of the robot in ``cfg``."""
+    reg = registry()
+    mechanisms = {}
+    for name, section in cfg.mechanisms.items():
+        mt = reg.get("mechanism", section.type)
+        if mt is not None:
+            mechanisms[name] = list(mt.outputs)
     return contract(list(cfg.motors), list(cfg.solenoids),
-                    {n: e.unit for n, e in cfg.encoders.items()})
+                    {n: e.unit for n, e in cfg.encoders.items()}, mechanisms)
 
 
-def contract(motors: list[str], solenoids: list[str],
-             encoders: dict[str, str | None]) -> list[TopicSpec]:
-    """Every topic for these input and encoder names (encoder name -> unit), inputs first."""
+def mechanism_topic(mechanism: str, out: OutputSpec) -> TopicSpec:
+    """The topic that carries one declared output of a mechanism."""
+    if out.type == "field2d":
+        return TopicSpec(field2d_object(mechanism), "double[]", "out", "[m, m, deg, ...]",
+                         f"{out.doc} (Field2d object: one [x, y, heading] triplet per pose).")
+    nt_type = {"int": "int"}.get(out.type, out.type)
+    return TopicSpec(mechanism_output(mechanism, out.name), nt_type, "out", out.unit, out.doc)
+
+
+def contract(motors: list[str], solenoids: list[str], encoders: dict[str, str | None],
+             mechanisms: dict[str, list[OutputSpec]] | None = None) -> list[TopicSpec]:
+    """Every topic for these input, encoder (name -> unit) and mechanism (name -> declared
+    outputs) names, inputs first."""
     out = [TopicSpec(motor(n), "double", "in", "duty cycle -1..1",
                      "Motor controller output. NaN/inf read as 0, out-of-range values are "
                      "clamped, other types ignored; each with one warning per topic.")
@@ -112,4 +140,6 @@ def contract(motors: list[str], solenoids: list[str],
         TopicSpec(FIELD2D_ROBOT, "double[]", "out", "[m, m, deg]",
                   "Robot pose as Field2d reads it: [x, y, heading]."),
     ]
+    for name, outputs in (mechanisms or {}).items():
+        out += [mechanism_topic(name, o) for o in outputs]
     return out

@@ -247,4 +247,4 @@ def test_empty_config_needs_motors_for_the_drivetrain():
     err = config_error("")
     paths = {i.path for i in err.issues}
     assert {"drivetrain.left", "drivetrain.right"} <= paths
-    assert "none are defined; add a [motors.NAME] table" in str(err)
+    assert "none are defined: add a [motors.NAME] table" in str(err)

@@ -1,0 +1,119 @@
+"""The model registry: every model type, built-in or plugin, found under the entry-point group
+``simserver.models``.
+
+A plugin that fails to import, or whose entry point is not a ModelType, is recorded in
+:attr:`Registry.failures` with the reason; it never takes the server down. It is only an error
+when a config names its type.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import traceback
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+
+from simserver.config.fields import spec_of
+from simserver.models.api import ModelType
+
+GROUP = "simserver.models"
+
+
+@dataclass
+class Failure:
+    """A plugin entry point that could not be loaded."""
+
+    entry_point: str
+    distribution: str
+    reason: str
+
+
+@dataclass
+class Registry:
+    """Model types by role and name, plus the plugins that failed to load."""
+
+    types: dict[str, dict[str, ModelType]] = field(
+        default_factory=lambda: {"drivetrain": {}, "mechanism": {}})
+    failures: list[Failure] = field(default_factory=list)
+
+    def get(self, role: str, name: str) -> ModelType | None:
+        """The type called ``name`` for ``role``, or None."""
+        return self.types[role].get(name)
+
+    def names(self, role: str) -> list[str]:
+        """Type names for ``role``, sorted."""
+        return sorted(self.types[role])
+
+    def failure_for(self, name: str) -> Failure | None:
+        """The load failure of an entry point called ``name``, if any."""
+        return next((f for f in self.failures if f.entry_point == name), None)
+
+    def add(self, mt: ModelType, source: str) -> None:
+        """Register ``mt``; a second type of the same role and name is a failure."""
+        problem = validate_type(mt)
+        if problem:
+            self.failures.append(Failure(mt.name, source, problem))
+            return
+        if mt.name in self.types[mt.role]:
+            other = self.types[mt.role][mt.name].source
+            self.failures.append(Failure(mt.name, source,
+                                         f"{mt.role} type {mt.name!r} is already provided by "
+                                         f"{other}"))
+            return
+        self.types[mt.role][mt.name] = dataclasses.replace(mt, source=source)
+
+
+def validate_type(mt: ModelType) -> str:
+    """What is wrong with a ModelType declaration, or "" (the plugin author's checker)."""
+    if not isinstance(mt, ModelType):
+        return f"entry point must be a simserver.models.api.ModelType, got {type(mt).__name__}"
+    if not dataclasses.is_dataclass(mt.config):
+        return f"{mt.name}: config must be a dataclass declared with simserver.config.fields"
+    names = set()
+    for f in dataclasses.fields(mt.config):
+        try:
+            spec_of(f)
+        except KeyError:
+            return (f"{mt.name}: config field {f.name!r} has no schema; declare it with "
+                    "simserver.config.fields (quantity, number, text, ...)")
+        names.add(f.name)
+    if "type" in names:
+        return f"{mt.name}: config must not have a field called 'type' (it selects the model)"
+    for inp in mt.inputs:
+        if inp.key not in names:
+            return f"{mt.name}: input {inp.key!r} is not a config field"
+    if not callable(mt.create):
+        return f"{mt.name}: create must be callable"
+    return ""
+
+
+def _load(ep: EntryPoint, reg: Registry) -> None:
+    dist = ep.dist.name if ep.dist is not None else "?"
+    try:
+        obj = ep.load()
+    except Exception as exc:  # a broken plugin must not take the server down
+        last = traceback.format_exception_only(type(exc), exc)[-1].strip()
+        reg.failures.append(Failure(ep.name, dist, f"import failed: {last}"))
+        return
+    if not isinstance(obj, ModelType):
+        reg.failures.append(Failure(ep.name, dist, validate_type(obj)))
+        return
+    if obj.name != ep.name:
+        reg.failures.append(Failure(ep.name, dist, f"entry point {ep.name!r} provides a type "
+                                                   f"named {obj.name!r}; use the same name"))
+        return
+    reg.add(obj, dist)
+
+
+@cache
+def registry() -> Registry:
+    """Every installed model type (loaded once per process)."""
+    reg = Registry()
+    for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
+        _load(ep, reg)
+    if not reg.types["drivetrain"]:
+        reg.failures.append(Failure("differential", "simserver",
+                                    "built-in models not found: is simserver installed "
+                                    "(pip install -e .)?"))
+    return reg

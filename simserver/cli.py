@@ -86,6 +86,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     from simserver.io.scripted import ScriptError, load_script
     from simserver.report import plot
     from simserver.session import RunOptions, Session
+    from simserver.world import ModelBuildError
 
     _setup_logging(verbose, quiet)
     if server and serve:
@@ -113,7 +114,11 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         if duration is None:
             duration = script.duration
     opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint)
-    session = Session(cfg, opts)
+    try:
+        session = Session(cfg, opts)
+    except ModelBuildError as exc:
+        click.echo(f"{config or 'kitbot'}: {exc}; nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
     show_progress = progress if progress is not None else (
         duration is not None and sys.stderr.isatty())
     mode = "as fast as possible" if fast else "in real time"
@@ -151,15 +156,21 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
 def check(configs: tuple[str, ...]) -> None:
     """Validate config files without starting anything (exit 2 on any problem)."""
     from simserver.config.loader import ConfigError, load
+    from simserver.world import ModelBuildError, World
 
     bad = 0
     for path in configs:
         try:
             cfg = load(path)
+            World(cfg)  # builds every model, as `run` will; nothing is started
         except ConfigError as exc:
             bad += 1
             for issue in exc.issues:
                 click.echo(issue.render(exc.source), err=True)
+            continue
+        except ModelBuildError as exc:
+            bad += 1
+            click.echo(f"{path}: {exc}", err=True)
             continue
         mechs = ", ".join(f"{n} ({s.type})" for n, s in cfg.mechanisms.items()) or "none"
         click.echo(f"{path}: OK ({cfg.drivetrain_type} drivetrain, {len(cfg.motors)} motors, "

@@ -9,15 +9,17 @@ when a config names its type.
 from __future__ import annotations
 
 import dataclasses
+import re
 import traceback
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
 from simserver.config.fields import spec_of
-from simserver.models.api import ModelType
+from simserver.models.api import InputSpec, ModelType, OutputSpec
 
 GROUP = "simserver.models"
+_TOPIC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
 @dataclass
@@ -68,21 +70,36 @@ def validate_type(mt: ModelType) -> str:
     """What is wrong with a ModelType declaration, or "" (the plugin author's checker)."""
     if not isinstance(mt, ModelType):
         return f"entry point must be a simserver.models.api.ModelType, got {type(mt).__name__}"
-    if not dataclasses.is_dataclass(mt.config):
-        return f"{mt.name}: config must be a dataclass declared with simserver.config.fields"
-    names = set()
+    if not (isinstance(mt.config, type) and dataclasses.is_dataclass(mt.config)):
+        return (f"{mt.name}: config must be a dataclass class (not an instance) declared with "
+                "simserver.config.fields")
+    kinds = {}
     for f in dataclasses.fields(mt.config):
         try:
-            spec_of(f)
+            kinds[f.name] = spec_of(f).kind
         except KeyError:
             return (f"{mt.name}: config field {f.name!r} has no schema; declare it with "
                     "simserver.config.fields (quantity, number, text, ...)")
-        names.add(f.name)
-    if "type" in names:
+    if "type" in kinds:
         return f"{mt.name}: config must not have a field called 'type' (it selects the model)"
     for inp in mt.inputs:
-        if inp.key not in names:
+        if not isinstance(inp, InputSpec):
+            return f"{mt.name}: inputs must be InputSpec objects, got {type(inp).__name__}"
+        if inp.key not in kinds:
             return f"{mt.name}: input {inp.key!r} is not a config field"
+        if kinds[inp.key] != "text":
+            return f"{mt.name}: input {inp.key!r} must be a text field (it holds a name)"
+    seen = set()
+    if sum(1 for o in mt.outputs if getattr(o, "type", None) == "field2d") > 1:
+        return (f"{mt.name}: at most one field2d output (it is the Field2d object named after "
+                "the mechanism)")
+    for out in mt.outputs:
+        if not isinstance(out, OutputSpec):
+            return f"{mt.name}: outputs must be OutputSpec objects, got {type(out).__name__}"
+        if not _TOPIC_NAME.match(out.name) or out.name in seen:
+            return (f"{mt.name}: output name {out.name!r} must be unique and use letters, "
+                    "digits and '_' only (it becomes a topic name)")
+        seen.add(out.name)
     if not callable(mt.create):
         return f"{mt.name}: create must be callable"
     return ""
@@ -92,12 +109,13 @@ def _load(ep: EntryPoint, reg: Registry) -> None:
     dist = ep.dist.name if ep.dist is not None else "?"
     try:
         obj = ep.load()
-    except Exception as exc:  # a broken plugin must not take the server down
+    except (Exception, SystemExit) as exc:  # a broken plugin must not take the server down
         last = traceback.format_exception_only(type(exc), exc)[-1].strip()
         reg.failures.append(Failure(ep.name, dist, f"import failed: {last}"))
         return
-    if not isinstance(obj, ModelType):
-        reg.failures.append(Failure(ep.name, dist, validate_type(obj)))
+    problem = validate_type(obj)
+    if problem:
+        reg.failures.append(Failure(ep.name, dist, problem))
         return
     if obj.name != ep.name:
         reg.failures.append(Failure(ep.name, dist, f"entry point {ep.name!r} provides a type "

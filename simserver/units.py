@@ -21,7 +21,9 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "time": ("[time]", "s"),
     "angle": ("", "rad"),
     "speed": ("[length] / [time]", "m/s"),
+    "acceleration": ("[length] / [time] ** 2", "m/s^2"),
     "angular speed": ("1 / [time]", "rad/s"),
+    "angular acceleration": ("1 / [time] ** 2", "rad/s^2"),
     "voltage": ("[mass] * [length] ** 2 / [current] / [time] ** 3", "V"),
     "current": ("[current]", "A"),
     "resistance": ("[mass] * [length] ** 2 / [current] ** 2 / [time] ** 3", "ohm"),
@@ -66,11 +68,24 @@ def to_si(text: str, dimension: str) -> float:
     return parse(text, dimension).value
 
 
+def article(word: str) -> str:
+    """``"a length"``, ``"an angle"``."""
+    return f"an {word}" if word[:1] in "aeiou" else f"a {word}"
+
+
+def example(dimension: str, magnitude: object = 1) -> str:
+    """An example quantity string for ``dimension`` (degrees for angles: what people write)."""
+    unit = {"angle": "deg", "angular speed": "deg/s", "angular acceleration": "deg/s^2"}.get(
+        dimension, DIMENSIONS[dimension][1])
+    return f'"{magnitude} {unit}"'
+
+
 def parse(text: str, dimension: str) -> Parsed:
     """Parse ``text`` as a quantity of ``dimension`` (a key of DIMENSIONS)."""
-    dims, si_unit = DIMENSIONS[dimension]
+    _, si_unit = DIMENSIONS[dimension]
+    wanted = article(dimension)
     if not isinstance(text, str):
-        raise UnitError(f"expected a string with a unit, such as \"1 {si_unit}\"")
+        raise UnitError(f"expected a string with a unit, such as {example(dimension)}")
     ureg = registry()
     try:
         q: Any = ureg.Quantity(text.strip())
@@ -78,18 +93,18 @@ def parse(text: str, dimension: str) -> Parsed:
         raise UnitError(f"cannot parse {text!r} as a quantity ({exc.__class__.__name__})") from None
     if not isinstance(q, ureg.Quantity):
         q = ureg.Quantity(q)
-    if q.dimensionless and dimension != "angle":
-        raise UnitError(f"{text!r} has no unit: expected a {dimension}, such as \"1 {si_unit}\"")
-    if str(q.dimensionality) != str(ureg.Quantity(1, si_unit).dimensionality) and not (
-        dimension == "angle" and q.dimensionless
-    ):
-        raise UnitError(
-            f"{text!r} is a {_describe(q)}, expected a {dimension} (for example \"1 {si_unit}\")"
-        )
-    if dims == "" and str(q.units) in ("dimensionless", ""):
-        raise UnitError(f"{text!r} has no unit: expected an angle such as \"90 deg\"")
-    value = float(q.to(si_unit).magnitude)
-    return Parsed(value=value, unit=str(q.units))
+    is_angle = q.dimensionless and str(q.units) in _ANGLE_UNITS
+    if dimension == "angle":
+        if not is_angle:
+            found = "has no unit" if q.dimensionless else f"is {article(_describe(q))}"
+            raise UnitError(f"{text!r} {found}: expected an angle such as {example('angle')}")
+    elif q.dimensionless:
+        found = "is an angle" if is_angle else "has no unit"
+        raise UnitError(f"{text!r} {found}: expected {wanted}, such as {example(dimension)}")
+    elif str(q.dimensionality) != str(ureg.Quantity(1, si_unit).dimensionality):
+        raise UnitError(f"{text!r} is {article(_describe(q))}, expected {wanted} "
+                        f"(for example {example(dimension)})")
+    return Parsed(value=float(q.to(si_unit).magnitude), unit=str(q.units))
 
 
 def _describe(q: pint.Quantity) -> str:

@@ -56,6 +56,15 @@ class Snapshot:
 log = logging.getLogger("simserver.world")
 
 
+class ModelBuildError(Exception):
+    """A model type that could not build its model; ``path`` is the config key path."""
+
+    def __init__(self, path: str, message: str):
+        self.path = path
+        self.message = message
+        super().__init__(f"{path}: {message}")
+
+
 class World:
     """Robot, field and battery, with inputs held between steps."""
 
@@ -84,10 +93,7 @@ class World:
         self._enc_side = {n: e.motor == cfg.drivetrain.left for n, e in cfg.encoders.items()}
         self.mechanisms: dict[str, Model] = {}
         for name, section in cfg.mechanisms.items():
-            mt = reg.get("mechanism", section.type)
-            if mt is None:
-                raise ValueError(f"no mechanism model type {section.type!r} is installed")
-            self.mechanisms[name] = mt.create(name, section.config, cfg)
+            self.mechanisms[name] = self._build_mechanism(name, section.type, section.config)
         self.substep = cfg.sim.substep
         self.motors = {name: 0.0 for name in cfg.motors}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
@@ -218,6 +224,22 @@ class World:
                 self.min_voltage = battery.voltage
         self.elec = elec
         self.gyro.read(st.heading, drive.omega, n * h)
+
+    def _build_mechanism(self, name: str, type_name: str, config: Any) -> Model:
+        path = f"mechanisms.{name}"
+        mt = registry().get("mechanism", type_name)
+        if mt is None:
+            raise ModelBuildError(path, f"no mechanism model type {type_name!r} is installed")
+        try:
+            model = mt.create(name, config, self.cfg)
+        except Exception as exc:
+            raise ModelBuildError(path, f"model type {type_name!r} (from {mt.source}) failed to "
+                                        f"build: {type(exc).__name__}: {exc}") from exc
+        missing = [m for m in ("reset", "step", "outputs") if not callable(getattr(model, m, None))]
+        if missing:
+            raise ModelBuildError(path, f"model type {type_name!r} (from {mt.source}) built a "
+                                        f"{type(model).__name__} without {', '.join(missing)}()")
+        return model
 
     def _step_mechanism(self, name: str, mech: Model, h: float) -> None:
         try:

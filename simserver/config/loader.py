@@ -86,6 +86,16 @@ def loads(text: str, source: str = "<string>") -> Config:
     return cfg
 
 
+def load_section(cls: type, table: dict[str, Any], source: str = "<section>") -> Any:
+    """Validate one table against a config dataclass (for plugin tests: build a mechanism's
+    config the way the loader does, defaults and units included). Raises ConfigError."""
+    issues: list[ConfigIssue] = []
+    out = _build(cls, table, "", issues)
+    if issues:
+        raise ConfigError(source, issues)
+    return out
+
+
 # --- structural validation -------------------------------------------------------------------
 
 
@@ -280,8 +290,9 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
         if not isinstance(value, str):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 issues.append(ConfigIssue(
-                    path, f"expected a {spec.dimension} with its unit, such as \"{value} {unit}\" "
-                    f"(a string), got the bare number {value}",
+                    path, f"expected {units.article(spec.dimension)} with its unit, such as "
+                    f"{units.example(spec.dimension, value)} (a string), got the bare number "
+                    f"{value}",
                 ))
             else:
                 wrong()

@@ -10,8 +10,9 @@ group ``simserver.models`` (see docs/plugins.md). A model type declares:
 - ``outputs``: what the model publishes each tick (type, unit, meaning): each becomes the topic
   ``/simserver/mechanisms/<name>/<output>``; ``field2d`` outputs become an object ``<name>``
   on the SimField Field2d.
-- ``create(name, config, robot)``: builds a :class:`Model` with ``reset()``, ``step(dt, robot)``
-  and ``outputs()``.
+- ``create(name, config, whole_config)``: builds a :class:`Model` (``reset()``,
+  ``step(dt, robot)``, ``outputs()``) from the validated section and the whole
+  ``simserver.config.model.Config`` (motor types, robot size, ...).
 
 Models are pure: they see the world only through :class:`RobotView` and never import ntcore.
 """

@@ -248,3 +248,15 @@ def test_empty_config_needs_motors_for_the_drivetrain():
     paths = {i.path for i in err.issues}
     assert {"drivetrain.left", "drivetrain.right"} <= paths
     assert "none are defined: add a [motors.NAME] table" in str(err)
+
+
+def test_load_section_builds_one_table_with_defaults_and_units():
+    from simserver.config.loader import load_section
+    from simserver.config.model import BatteryConfig
+
+    battery = load_section(BatteryConfig, {"resistance": "20 mohm"})
+    assert battery.resistance == pytest.approx(0.020, rel=1e-12)
+    assert battery.nominal_voltage == pytest.approx(12.7, rel=1e-12)
+    with pytest.raises(ConfigError) as exc:
+        load_section(BatteryConfig, {"resistence": "1 ohm"}, source="test")
+    assert "test: resistence: unknown key; did you mean 'resistance'?" in str(exc.value)

@@ -3,8 +3,13 @@ plugins are (see pyproject.toml): one path for every model."""
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
+from typing import Any
+
+from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
 from simserver.config.model import Config, DrivetrainConfig
-from simserver.models.api import ModelType
+from simserver.models.api import Drawing, InputSpec, Ligament, ModelType, OutputSpec, RobotView
 from simserver.models.differential import (
     CharacterizedLongitudinal,
     DifferentialDrive,
@@ -15,6 +20,7 @@ from simserver.models.differential import (
     SideGains,
     robosim_moment_of_inertia,
 )
+from simserver.models.mechanisms import Arm, Elevator, LinearMotion, MotorDrive, Rotary
 from simserver.models.motor import motor_by_name
 
 
@@ -85,4 +91,177 @@ DIFFERENTIAL = ModelType(
         "rigid body), with lateral skid and battery sag.",
     create=_differential,
     check=_check_differential,
+)
+
+
+# --- built-in mechanisms ------------------------------------------------------------------------
+
+
+class Driven:
+    """A motor-driven mechanism model behind the Model API: each substep it runs the motor's
+    controller through the RobotView (duty, ramp, noise, current limits, brownout), applies
+    firmware soft limits, steps the pure model and reports the motor current for the battery.
+
+    geometry: (drum radius m or 0, gearing) so encoders can convert joint motion.
+    """
+
+    def __init__(self, motor: str, model: Elevator | Arm | Rotary, start: float | None,
+                 soft: tuple[float | None, float | None], radius: float, gearing: float,
+                 outputs: Callable[[Any], dict[str, Any]],
+                 drawing: Callable[[Any], Drawing] | None = None):
+        self.motor = motor
+        self.model = model
+        self.start = start
+        self.soft_min, self.soft_max = soft
+        self.geometry = (radius, gearing)
+        self._outputs = outputs
+        self._drawing = drawing
+
+    def reset(self) -> None:
+        self.model.reset(position=self.start)
+
+    def step(self, dt: float, robot: RobotView) -> None:
+        m = self.model
+        duty = robot.motor(self.motor)
+        if (self.soft_max is not None and m.position >= self.soft_max and duty > 0) or (
+                self.soft_min is not None and m.position <= self.soft_min and duty < 0):
+            duty = 0.0
+        volts = robot.motor_voltage(self.motor, m.motor_speed, dt, duty)
+        m.step(dt, volts)
+        robot.motor_current(self.motor, m.current, m.motor_speed)
+
+    def joint(self) -> tuple[float, float]:
+        """(position, velocity) of the output: m and m/s, or rad and rad/s."""
+        return self.model.position, self.model.velocity
+
+    def outputs(self) -> dict[str, Any]:
+        return self._outputs(self.model)
+
+    def drawing(self) -> Drawing | None:
+        return None if self._drawing is None else self._drawing(self.model)
+
+
+def _drive(cfg: Config, motor: str, gearing: float) -> MotorDrive:
+    m = cfg.motors[motor]
+    return MotorDrive(motor_by_name(m.type), m.count, gearing, m.inductance)
+
+
+def _elevator(name: str, c: ElevatorConfig, cfg: Config) -> Driven:
+    model = Elevator(_drive(cfg, c.motor, c.gearing), c.carriage_mass, c.drum_radius,
+                     c.min_height, c.max_height, start_height=c.start_height)
+    top = c.max_height
+
+    def draw(e: Elevator) -> Drawing:
+        return Drawing(0.6, top + 0.2, {"base": (0.3, 0.05)},
+                       (Ligament("carriage", max(e.position, 0.01), 90.0, weight=10,
+                                 color="#FF8000"),))
+
+    return Driven(c.motor, model, c.start_height, (c.soft_min, c.soft_max), c.drum_radius,
+                  c.gearing, lambda e: {"height": e.position, "velocity": e.velocity,
+                                        "at_lower": e.at_lower, "at_upper": e.at_upper}, draw)
+
+
+def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
+    model = Arm(_drive(cfg, c.motor, c.gearing), c.length, c.mass, c.cg_distance,
+                c.moment_of_inertia, c.min_angle, c.max_angle, c.start_angle)
+    size = 2.2 * c.length
+
+    def draw(a: Arm) -> Drawing:
+        return Drawing(size, size, {"pivot": (size / 2, size / 2)},
+                       (Ligament("arm", c.length, math.degrees(a.position), root="pivot",
+                                 weight=8, color="#FFC000"),))
+
+    start = c.start_angle if c.start_angle is not None else c.min_angle
+    return Driven(c.motor, model, start, (c.soft_min, c.soft_max), 0.0, c.gearing,
+                  lambda a: {"angle": math.degrees(a.position),
+                             "velocity": math.degrees(a.velocity),
+                             "at_lower": a.at_lower, "at_upper": a.at_upper}, draw)
+
+
+def _flywheel(name: str, c: FlywheelConfig, cfg: Config) -> Driven:
+    model = Rotary(_drive(cfg, c.motor, c.gearing), c.moment_of_inertia)
+
+    def draw(r: Rotary) -> Drawing:
+        return Drawing(0.5, 0.5, {"hub": (0.25, 0.25)},
+                       (Ligament("spoke", 0.2, math.degrees(r.position) % 360.0, root="hub",
+                                 weight=6, color="#00C0FF"),))
+
+    return Driven(c.motor, model, 0.0, (None, None), 0.0, c.gearing,
+                  lambda r: {"velocity": r.velocity, "rpm": r.velocity * 60 / (2 * math.pi)},
+                  draw)
+
+
+class Linear:
+    """pyfrc's LinearMotion behind the Model API (no motor physics, no current)."""
+
+    def __init__(self, motor: str, c: LinearConfig):
+        self.motor = motor
+        self.model = LinearMotion(c.speed, c.min_position, c.max_position, c.start_position)
+        self.start = c.start_position
+        self.geometry = (0.0, 1.0)
+
+    def reset(self) -> None:
+        self.model.reset(position=self.start)
+
+    def step(self, dt: float, robot: RobotView) -> None:
+        self.model.step(dt, robot.motor(self.motor))
+
+    def joint(self) -> tuple[float, float]:
+        return self.model.position, self.model.velocity
+
+    def outputs(self) -> dict[str, Any]:
+        m = self.model
+        return {"position": m.position, "velocity": m.velocity, "at_lower": m.at_lower,
+                "at_upper": m.at_upper}
+
+
+def _check_limits(lo_key: str, hi_key: str) -> Callable[[Any, Config], list[tuple[str, str]]]:
+    def check(c: Any, cfg: Config) -> list[tuple[str, str]]:
+        lo, hi = getattr(c, lo_key), getattr(c, hi_key)
+        out = []
+        if lo is not None and hi is not None and not lo < hi:
+            out.append((hi_key, f"must be above {lo_key}"))
+        start = getattr(c, "start_" + lo_key.split("_")[1], None)
+        if start is not None and lo is not None and hi is not None and not lo <= start <= hi:
+            out.append((f"start_{lo_key.split('_')[1]}", f"must lie between {lo_key} and "
+                                                         f"{hi_key}"))
+        return out
+
+    return check
+
+
+_STOPS = (OutputSpec("at_lower", "boolean", "", "Resting on the lower hard stop."),
+          OutputSpec("at_upper", "boolean", "", "Resting on the upper hard stop."))
+_MOTOR = (InputSpec("motor", "motor", "The motor output driving it."),)
+
+ELEVATOR = ModelType(
+    name="elevator", config=ElevatorConfig, create=_elevator, joint="length", inputs=_MOTOR,
+    doc="Carriage on a drum: motor, gearing, gravity, hard stops and soft limits; exact "
+        "between stops (matrix exponential), stops found to the instant.",
+    outputs=(OutputSpec("height", "double", "m", "Carriage height."),
+             OutputSpec("velocity", "double", "m/s", "Carriage velocity, up positive."),
+             *_STOPS),
+    check=_check_limits("min_height", "max_height"),
+)
+ARM = ModelType(
+    name="arm", config=ArmConfig, create=_arm, joint="angle", inputs=_MOTOR,
+    doc="Single-jointed arm: gravity with the centre of gravity anywhere along it, hard stops, "
+        "soft limits; exponential integrator, stable with winding inductance.",
+    outputs=(OutputSpec("angle", "double", "deg", "Arm angle from horizontal, up positive."),
+             OutputSpec("velocity", "double", "deg/s", "Angular velocity."), *_STOPS),
+    check=_check_limits("min_angle", "max_angle"),
+)
+FLYWHEEL = ModelType(
+    name="flywheel", config=FlywheelConfig, create=_flywheel, joint="angle", inputs=_MOTOR,
+    doc="Flywheel or any rotating load: a moment of inertia on a motor; exact.",
+    outputs=(OutputSpec("velocity", "double", "rad/s", "Angular velocity."),
+             OutputSpec("rpm", "double", "rpm", "Angular velocity in revolutions per minute.")),
+)
+LINEAR = ModelType(
+    name="linear", config=LinearConfig, create=lambda _n, c, _cfg: Linear(c.motor, c),
+    joint="length", inputs=_MOTOR,
+    doc="pyfrc LinearMotion: position moves at duty × speed between optional ends.",
+    outputs=(OutputSpec("position", "double", "m", "Position."),
+             OutputSpec("velocity", "double", "m/s", "Velocity."), *_STOPS),
+    check=_check_limits("min_position", "max_position"),
 )

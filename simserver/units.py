@@ -28,6 +28,11 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "current": ("[current]", "A"),
     "resistance": ("[mass] * [length] ** 2 / [current] ** 2 / [time] ** 3", "ohm"),
     "moment of inertia": ("[mass] * [length] ** 2", "kg*m^2"),
+    "inductance": ("[mass] * [length] ** 2 / [current] ** 2 / [time] ** 2", "H"),
+    "charge": ("[current] * [time]", "A*h"),
+    "volume": ("[length] ** 3", "m^3"),
+    "pressure": ("[mass] / [length] / [time] ** 2", "Pa"),
+    "temperature": ("[temperature]", "K"),
     "torque": ("[mass] * [length] ** 2 / [time] ** 2", "N*m"),
     "kV (voltage per speed)": ("[mass] * [length] / [current] / [time] ** 2", "V*s/m"),
     "kA (voltage per acceleration)": ("[mass] * [length] / [current] / [time]", "V*s^2/m"),
@@ -47,7 +52,8 @@ class UnitError(ValueError):
 @cache
 def registry() -> pint.UnitRegistry:
     """The one pint registry (built lazily: building it takes a few hundred ms)."""
-    ureg: pint.UnitRegistry = pint.UnitRegistry()
+    # Offset units ("70 degF") convert to kelvin on parsing instead of raising.
+    ureg: pint.UnitRegistry = pint.UnitRegistry(autoconvert_offset_to_baseunit=True)
     ureg.define("rotation = revolution = rot")
     return ureg
 
@@ -75,8 +81,8 @@ def article(word: str) -> str:
 
 def example(dimension: str, magnitude: object = 1) -> str:
     """An example quantity string for ``dimension`` (degrees for angles: what people write)."""
-    unit = {"angle": "deg", "angular speed": "deg/s", "angular acceleration": "deg/s^2"}.get(
-        dimension, DIMENSIONS[dimension][1])
+    unit = {"angle": "deg", "angular speed": "deg/s", "angular acceleration": "deg/s^2",
+            "pressure": "psi", "temperature": "degF"}.get(dimension, DIMENSIONS[dimension][1])
     return f'"{magnitude} {unit}"'
 
 

@@ -18,15 +18,30 @@ from typing import Any
 
 import numpy as np
 
-from simserver.config.model import Config, EncoderConfig
+from simserver.config.loader import motor_mechanisms
+from simserver.config.model import Config, EncoderConfig, SwitchConfig
 from simserver.fieldinfo import field_size
-from simserver.models.api import Model
+from simserver.models.api import Drawing, Model
 from simserver.models.battery import Battery
+from simserver.models.controller import MotorController
 from simserver.models.differential import DifferentialDrive, Electrical
+from simserver.models.motor import motor_by_name
+from simserver.models.pneumatics import PneumaticSystem
 from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
 from simserver.registry import registry
 from simserver.units import unit_kind, unit_scale
+
+
+@dataclass
+class Pneumatics:
+    """Published pneumatic state: gauge pressure psi, compressor running and current A,
+    cylinder extensions 0..1."""
+
+    pressure_psi: float
+    compressor_running: bool
+    compressor_current: float
+    extensions: dict[str, float]
 
 
 @dataclass
@@ -51,6 +66,11 @@ class Snapshot:
     duties: dict[str, float]
     solenoids: dict[str, bool] = field(default_factory=dict)
     mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    drawings: dict[str, Drawing] = field(default_factory=dict)
+    brownout: bool = False
+    breaker_tripped: bool = False
+    switches: dict[str, bool] = field(default_factory=dict)
+    pneumatics: Pneumatics | None = None
 
 
 log = logging.getLogger("simserver.world")
@@ -79,8 +99,11 @@ class World:
             raise TypeError(f"drivetrain type {cfg.drivetrain_type!r} did not build a drivetrain")
         self.drive = drive
         self.params = drive.params
-        self.battery = Battery(cfg.battery.nominal_voltage, cfg.battery.resistance,
-                               cfg.battery.background_current)
+        bc = cfg.battery
+        self.battery = Battery(bc.nominal_voltage, bc.resistance, bc.background_current,
+                               capacity=bc.capacity, soc_curve=bc.discharge_voltage,
+                               brownout_voltage=bc.brownout_voltage,
+                               breaker_rating=120.0 if bc.breaker else 0.0)
         length, width = field_size(cfg.field.season)
         self.walls = FieldWalls(cfg.field.length or length, cfg.field.width or width,
                                 cfg.field.restitution, cfg.field.wall_friction)
@@ -88,12 +111,32 @@ class World:
         self._half_l, self._half_w = robot.length / 2.0, robot.width / 2.0
         self._reach = math.hypot(self._half_l, self._half_w)
         self._rng = np.random.default_rng(cfg.sim.seed)
+        self.controllers = {
+            name: MotorController(motor_by_name(m.type), m.count, ramp=m.ramp, noise=m.noise,
+                                  stator_limit=m.stator_limit, supply_limit=m.supply_limit,
+                                  neutral="coast" if m.neutral == "coast" else "brake",
+                                  rng=self._rng)
+            for name, m in cfg.motors.items()}
         self.gyro = Gyro(cfg.gyro.noise, cfg.gyro.drift, self._rng)
-        self.encoders = {n: self._encoder(e) for n, e in cfg.encoders.items()}
+        driven = motor_mechanisms(cfg)
+        self._enc_mech = {n: driven[e.motor] for n, e in cfg.encoders.items()
+                          if e.motor in driven}
+        self.encoders = {n: self._encoder(e) for n, e in cfg.encoders.items()
+                         if n not in self._enc_mech}
         self._enc_side = {n: e.motor == cfg.drivetrain.left for n, e in cfg.encoders.items()}
         self.mechanisms: dict[str, Model] = {}
         for name, section in cfg.mechanisms.items():
             self.mechanisms[name] = self._build_mechanism(name, section.type, section.config)
+        self.pneumatics: PneumaticSystem | None = None
+        if cfg.pneumatics is not None:
+            pc = cfg.pneumatics
+            self.pneumatics = PneumaticSystem(
+                tanks=pc.tanks, extra_volume=pc.extra_volume, temperature=pc.temperature,
+                switch_off_pressure=pc.switch_off_pressure,
+                switch_on_pressure=pc.switch_on_pressure)
+            for name, cyl in cfg.cylinders.items():
+                self.pneumatics.add_cylinder(name, cyl.bore, cyl.stroke, cyl.rod_diameter,
+                                             cyl.double_acting, cyl.extend_time)
         self.substep = cfg.sim.substep
         self.motors = {name: 0.0 for name in cfg.motors}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
@@ -132,6 +175,17 @@ class World:
         self.failed: dict[str, str] = {}
         for mech in self.mechanisms.values():
             mech.reset()
+        self._joint_zero = {n: self._joint(m)[0] for n, m in self._enc_mech.items()}
+        self.compressor_current = 0.0
+        self.mechanism_supply = 0.0
+        self.bus_voltage = self.battery.voltage
+        self.motor_currents = {name: 0.0 for name in self.cfg.motors}
+        for ctrl in self.controllers.values():
+            ctrl.reset()
+        if self.pneumatics is not None:
+            self.pneumatics.reset()
+            self.pneumatics.enabled = self.cfg.pneumatics is not None and \
+                self.cfg.pneumatics.compressor
 
     # --- RobotView: what mechanism models may read -------------------------------------------
 
@@ -172,6 +226,30 @@ class World:
         """State of solenoid ``name``."""
         return self.solenoids[name]
 
+    def motor_voltage(self, name: str, motor_speed: float, dt: float,
+                      duty: float | None = None) -> float:
+        """Run motor ``name``'s controller for this substep (duty, ramp, noise, current limits,
+        brownout) and return the voltage across each motor's terminals, V. ``motor_speed`` is
+        the motor shaft speed, rad/s; ``duty`` overrides the commanded duty (soft limits).
+        When the output coasts, the back-EMF is returned (no current flows)."""
+        command = self.motor(name) if duty is None else duty
+        out = self.controllers[name].apply(command, self.bus_voltage, motor_speed, dt,
+                                           not self.battery.brownout)
+        return out.voltage
+
+    def motor_current(self, name: str, stator_current: float, motor_speed: float) -> None:
+        """Report the stator current of one of motor ``name``'s motors after the substep, A;
+        the supply current it draws joins the battery load."""
+        ctrl = self.controllers[name]
+        count = self.cfg.motors[name].count
+        out = ctrl.output
+        if out is None or out.coasting:
+            self.motor_currents[name] = 0.0
+            return
+        self.motor_currents[name] = count * stator_current
+        if self.bus_voltage > 0.0:
+            self.mechanism_supply += count * stator_current * out.voltage / self.bus_voltage
+
     def set_motor(self, name: str, duty: float) -> None:
         """Set a motor's duty cycle, already validated to [-1, 1]."""
         self.motors[name] = duty
@@ -202,11 +280,26 @@ class World:
             drive.gearing = gearing
             for name, enc in self.encoders.items():
                 enc.units_per_metre = self._encoder_scale(self.cfg.encoders[name], gearing)
+        ctrl_l, ctrl_r = self.controllers[cfg.left], self.controllers[cfg.right]
+        to_motor = gearing / self.params.wheel_radius  # motor rad/s per wheel m/s
+        passthrough = ctrl_l.passthrough and ctrl_r.passthrough
+        dl, dr = max(-1.0, min(1.0, dl)), max(-1.0, min(1.0, dr))
+        plain = (dl == 0.0 and ctrl_l.neutral == "coast", dr == 0.0 and ctrl_r.neutral == "coast")
         for _ in range(n):
             s_l, s_r = st.s_left, st.s_right
-            elec = drive.step(h, dl, dr, battery.source())
+            if passthrough and not battery.brownout:
+                eff_l, eff_r = dl, dr
+                drive.coast = plain
+            else:
+                enabled = not battery.brownout
+                out_l = ctrl_l.apply(dl, self.bus_voltage, st.v_left * to_motor, h, enabled)
+                out_r = ctrl_r.apply(dr, self.bus_voltage, st.v_right * to_motor, h, enabled)
+                eff_l, eff_r = out_l.duty, out_r.duty
+                drive.coast = (out_l.coasting, out_r.coasting)
+            elec = drive.step(h, eff_l, eff_r,
+                              battery.source(self.mechanism_supply + self.compressor_current))
+            self.bus_voltage = elec.bus_voltage
             self._collide()
-            battery.update(elec.supply_current, h)
             for name, enc in self.encoders.items():
                 if self._enc_side[name]:
                     enc.advance(st.s_left - s_l, st.v_left)
@@ -214,15 +307,26 @@ class World:
                     enc.advance(st.s_right - s_r, st.v_right)
             self.distance += abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
             self.time += h
+            self.mechanism_supply = 0.0
             for name, mech in self.mechanisms.items():
                 if name not in self.failed:
                     self._step_mechanism(name, mech, h)
+            if self.pneumatics is not None:
+                for cname, cyl in self.cfg.cylinders.items():
+                    self.pneumatics.set_solenoid(cname, self.solenoids[cyl.solenoid])
+                self.compressor_current = self.pneumatics.step(h, self.bus_voltage)
+            battery.update(elec.supply_current + self.mechanism_supply + self.compressor_current,
+                           h)
             peak = max(abs(elec.current_left), abs(elec.current_right))
             if peak > self.peak_current:
                 self.peak_current = peak
             if battery.voltage < self.min_voltage:
                 self.min_voltage = battery.voltage
+            if battery.breaker_tripped:
+                self.bus_voltage = 0.0
         self.elec = elec
+        self.motor_currents[cfg.left] = elec.current_left
+        self.motor_currents[cfg.right] = elec.current_right
         self.gyro.read(st.heading, drive.omega, n * h)
 
     def _build_mechanism(self, name: str, type_name: str, config: Any) -> Model:
@@ -268,22 +372,69 @@ class World:
             self.drive.set_body_velocity(body.vx * c + body.vy * s, -body.vx * s + body.vy * c,
                                          body.omega)
 
+    def switch_pressed(self, name: str, sw: SwitchConfig) -> bool:
+        """Whether limit switch ``name`` is pressed (its mechanism at or past its position)."""
+        position = self.joint_position(sw.mechanism)
+        if position is None:
+            return False
+        at = sw.position[1]
+        return position <= at if sw.trigger == "below" else position >= at
+
+    def _joint(self, mechanism: str) -> tuple[float, float]:
+        joint = getattr(self.mechanisms[mechanism], "joint", None)
+        return (0.0, 0.0) if joint is None else joint()
+
+    def _mechanism_encoder(self, name: str) -> tuple[float, float]:
+        """(position, velocity) of encoder ``name`` on a mechanism, in its configured unit."""
+        e = self.cfg.encoders[name]
+        mech = self._enc_mech[name]
+        radius, gearing = getattr(self.mechanisms[mech], "geometry", (0.0, 1.0))
+        position, velocity = self._joint(mech)
+        kind = unit_kind(e.unit)
+        sign = -1.0 if e.inverted else 1.0
+        to_shaft = 1.0 if radius == 0.0 or kind == "length" else 1.0 / radius  # m -> drum rad
+        if kind != "length" and e.mount == "motor":
+            to_shaft *= gearing
+        per_unit = unit_scale(e.unit) if kind != "ticks" else 2.0 * math.pi / \
+            e.ticks_per_revolution
+        if e.absolute:
+            turn = 2.0 * math.pi
+            angle = (sign * position * to_shaft + e.offset) % turn
+            reading = angle / per_unit
+        else:
+            reading = sign * (position - self._joint_zero[name]) * to_shaft / per_unit
+        if kind == "ticks":
+            reading = float(math.floor(reading))
+        return reading, sign * velocity * to_shaft / per_unit
+
+    def joint_position(self, mechanism: str) -> float | None:
+        """Position of a mechanism's joint (m or rad), or None if it has no joint."""
+        joint = getattr(self.mechanisms.get(mechanism), "joint", None)
+        return None if joint is None else float(joint()[0])
+
     def snapshot(self) -> Snapshot:
         """The state to publish, after the last step."""
         st, drive = self.drive.state, self.drive
         c, s = math.cos(st.heading), math.sin(st.heading)
         vx_b = drive.v_forward
-        cfg = self.cfg.drivetrain
         return Snapshot(
             time=self.time, x=st.x, y=st.y, heading=st.heading,
             vx=vx_b * c - st.v_lat * s, vy=vx_b * s + st.v_lat * c, omega=drive.omega,
             wheel_speeds=(st.v_left, st.v_right),
-            encoders={n: (e.position, e.velocity) for n, e in self.encoders.items()},
+            encoders={**{n: (e.position, e.velocity) for n, e in self.encoders.items()},
+                      **{n: self._mechanism_encoder(n) for n in self._enc_mech}},
             gyro_yaw=self.gyro.yaw, gyro_rate=self.gyro.rate,
             battery_voltage=self.battery.voltage, battery_current=self.battery.current,
             charge_used=self.battery.charge_used,
-            currents={cfg.left: self.elec.current_left, cfg.right: self.elec.current_right,
-                      **{m: 0.0 for m in self.motors if m not in (cfg.left, cfg.right)}},
+            currents=dict(self.motor_currents),
             duties=dict(self.motors), solenoids=dict(self.solenoids),
             mechanisms={n: m.outputs() for n, m in self.mechanisms.items()},
+            drawings={n: draw() for n, m in self.mechanisms.items()
+                      if (draw := getattr(m, "drawing", None)) is not None},
+            brownout=self.battery.brownout, breaker_tripped=self.battery.breaker_tripped,
+            switches={n: self.switch_pressed(n, sw) for n, sw in self.cfg.switches.items()},
+            pneumatics=None if self.pneumatics is None else Pneumatics(
+                self.pneumatics.pressure_psi, self.pneumatics.compressor_running,
+                self.compressor_current,
+                {n: self.pneumatics.extension(n) for n in self.cfg.cylinders}),
         )

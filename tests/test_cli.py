@@ -169,3 +169,11 @@ def test_config_reference_lists_every_key_of_the_bundled_config():
 
     for key in keys(raw):
         assert f"`{key}`" in text or f"`[{key}]`" in text, key
+
+
+@pytest.mark.parametrize("config", sorted(REPO.glob("examples/*/simserver.toml")),
+                         ids=lambda p: p.parent.name)
+def test_every_example_config_checks(config):
+    code, out, err = run_cli("check", str(config))
+    assert code == 0, err
+    assert "OK" in out

@@ -82,6 +82,12 @@ def quantity(
     return _field(spec)
 
 
+def position_quantity(default: str | None, doc: str) -> Any:
+    """A length or an angle (which one is checked against what it refers to); stored as
+    ``(kind, SI value)`` with kind "length" or "angle"."""
+    return _field(Spec("position", doc, default=default, required=default is None))
+
+
 def optional_quantity(dimension: str, doc: str, *, positive: bool = False) -> Any:
     """A physical value that may be left out (then None)."""
     spec = Spec(

@@ -267,6 +267,8 @@ def _expected(spec: Spec) -> str:
         return "a length (m, ft, in), an angle (rotations, deg, rad) or \"ticks\""
     if spec.kind == "motor":
         return "a motor type name (see `simserver motors`)"
+    if spec.kind == "position":
+        return "a length (such as \"0.5 m\") or an angle (such as \"90 deg\")"
     return "a string"
 
 
@@ -307,6 +309,18 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
             return None
         _check_range(spec, si, f"{value!r} = {si:g} {unit}", path, issues, unit)
         return si
+    if spec.kind == "position":
+        if not isinstance(value, str):
+            wrong()
+            return None
+        for kind in ("length", "angle"):
+            try:
+                return (kind, units.to_si(value, kind))
+            except units.UnitError:
+                continue
+        issues.append(ConfigIssue(path, f"{value!r} is neither a length (such as \"0.5 m\") nor "
+                                        "an angle (such as \"90 deg\")"))
+        return None
     if spec.kind == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             wrong()
@@ -368,6 +382,20 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
 # --- cross references -------------------------------------------------------------------------
 
 
+def motor_mechanisms(cfg: Config) -> dict[str, str]:
+    """Motor name -> the mechanism (with a joint) that the motor drives."""
+    reg = registry()
+    out = {}
+    for mname, section in cfg.mechanisms.items():
+        mt = reg.get("mechanism", section.type)
+        if mt is None or section.config is None or not mt.joint:
+            continue
+        for inp in mt.inputs:
+            if inp.kind == "motor":
+                out[getattr(section.config, inp.key)] = mname
+    return out
+
+
 def missing_name(kind: str, name: str, known: list[str]) -> str:
     """Message for a reference to a motor or solenoid that the config does not define."""
     hint = difflib.get_close_matches(name, known, n=1)
@@ -415,16 +443,72 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
                 issues.append(ConfigIssue(_join(prefix, key), msg))
     drive_motors = [getattr(cfg.drivetrain, s, None) for s in ("left", "right")]
     drive_ok = all(m in cfg.motors for m in drive_motors)
+    driven = motor_mechanisms(cfg)
     for name, enc in cfg.encoders.items():
+        path = f"encoders.{name}"
         if enc.motor not in cfg.motors:
-            issues.append(ConfigIssue(f"encoders.{name}.motor",
+            issues.append(ConfigIssue(f"{path}.motor",
                                       missing_name("motor", enc.motor, list(cfg.motors))))
-        elif drive_ok and enc.motor not in drive_motors:
+            continue
+        kind = units.unit_kind(enc.unit)
+        if enc.motor in drive_motors:
+            if enc.absolute:
+                issues.append(ConfigIssue(f"{path}.absolute",
+                                          "absolute encoders measure rotating mechanisms "
+                                          "(arms, flywheels), not drivetrain sides"))
+            continue
+        mech = driven.get(enc.motor)
+        if mech is None:
+            if drive_ok:
+                issues.append(ConfigIssue(
+                    f"{path}.motor", f"motor {enc.motor!r} drives no drivetrain side and no "
+                    "mechanism with a position (elevator, arm, flywheel, linear)"))
+            continue
+        joint = reg.get("mechanism", cfg.mechanisms[mech].type).joint  # type: ignore[union-attr]
+        radius = getattr(cfg.mechanisms[mech].config, "drum_radius", None)
+        if joint == "angle" and kind == "length":
+            issues.append(ConfigIssue(f"{path}.unit", f"{mech!r} turns: use an angle unit "
+                                      "(rotations, deg, rad) or ticks"))
+        if joint == "length" and kind != "length" and not radius:
+            issues.append(ConfigIssue(f"{path}.unit", f"{mech!r} moves in a line with no drum "
+                                      "to turn a shaft: use a length unit"))
+        if enc.absolute and joint != "angle":
+            issues.append(ConfigIssue(f"{path}.absolute", "absolute encoders read one "
+                                      "revolution of a rotating mechanism (arm, flywheel)"))
+    for side in ("left", "right"):
+        name = getattr(cfg.drivetrain, side, None)
+        if isinstance(name, str) and name in cfg.motors and cfg.motors[name].inductance > 0:
             issues.append(ConfigIssue(
-                f"encoders.{name}.motor",
-                f"motor {enc.motor!r} drives no drivetrain side (encoders measure drivetrain "
-                "sides; mechanisms publish their own sensors)",
-            ))
+                f"motors.{name}.inductance",
+                "inductance is modelled for mechanism motors only; drivetrain motors use the "
+                "L = 0 model (their electrical time constant, under a millisecond, is far "
+                "below the substep): remove it here"))
+    for name, cyl in cfg.cylinders.items():
+        if cfg.pneumatics is None:
+            issues.append(ConfigIssue(f"cylinders.{name}",
+                                      "cylinders need air: add a [pneumatics] section"))
+        if cyl.solenoid not in cfg.solenoids:
+            issues.append(ConfigIssue(f"cylinders.{name}.solenoid",
+                                      missing_name("solenoid", cyl.solenoid,
+                                                   list(cfg.solenoids))))
+    for name, sw in cfg.switches.items():
+        sensed = cfg.mechanisms.get(sw.mechanism)
+        if sensed is None:
+            hint = difflib.get_close_matches(sw.mechanism, list(cfg.mechanisms), n=1)
+            msg = f"no mechanism named {sw.mechanism!r} in [mechanisms]"
+            issues.append(ConfigIssue(f"switches.{name}.mechanism",
+                                      msg + (f"; did you mean {hint[0]!r}?" if hint else "")))
+            continue
+        mt = reg.get("mechanism", sensed.type)
+        joint = mt.joint if mt is not None else ""
+        if not joint:
+            issues.append(ConfigIssue(f"switches.{name}.mechanism",
+                                      f"a {sensed.type!r} mechanism has no position to sense"))
+        elif sw.position[0] != joint:
+            issues.append(ConfigIssue(f"switches.{name}.position",
+                                      f"mechanism {sw.mechanism!r} moves through "
+                                      f"{units.article(joint)}s: give {units.article(joint)} "
+                                      f"such as {units.example(joint)}"))
     for name in cfg.motors:
         if name in cfg.solenoids:
             issues.append(ConfigIssue(

@@ -21,6 +21,7 @@ from simserver.config.fields import (
     number,
     optional_quantity,
     optional_section,
+    position_quantity,
     quantity,
     section,
     sensor_unit,
@@ -126,6 +127,17 @@ class BatteryConfig:
         "0.5 A", "current", "Constant draw of the roboRIO, radio and lights (RoboSim).",
         minimum=0.0, maximum=50.0,
     )
+    capacity: float = quantity("17 A*h", "charge", "Charge of a full battery (ES17-12: 17 Ah).",
+                               positive=True)
+    discharge_voltage: bool = boolean(
+        False, "Let the open-circuit voltage fall as charge is used (otherwise it stays at "
+        "nominal_voltage, RoboSim's assumption for short runs).",
+    )
+    brownout_voltage: float = quantity(
+        "6.75 V", "voltage", "Below this the roboRIO browns out and cuts every motor output.",
+        minimum=0.0, maximum=12.0,
+    )
+    breaker: bool = boolean(True, "Model the 120 A main breaker (trips on sustained overcurrent).")
 
 
 @dataclass(frozen=True)
@@ -135,6 +147,31 @@ class MotorConfig:
     type: str = motor_type(None, "Motor type from the catalog (`simserver motors` lists them).")
     count: int = integer(1, "Motors on this output, geared together.", minimum=1, maximum=8)
     inverted: bool = boolean(False, "Negate the duty cycle (a positive input drives backward).")
+    neutral: str = choice(
+        "brake", ("brake", "coast"),
+        "At zero output: `brake` shorts the windings (the motor resists turning), `coast` opens "
+        "them (no current, no braking).",
+    )
+    ramp: float = quantity(
+        "0 s", "time", "First-order time constant of the controller output (PyFlyt's ramp); "
+        "0 = instant.", minimum=0.0, maximum=10.0,
+    )
+    noise: float = number(
+        0.0, "Relative standard deviation of multiplicative noise on the output (PyFlyt), from "
+        "the seeded generator.", minimum=0.0, maximum=1.0,
+    )
+    stator_limit: float = quantity(
+        "0 A", "current", "Stator current limit, as the controller firmware enforces it; "
+        "0 = none.", minimum=0.0,
+    )
+    supply_limit: float = quantity(
+        "0 A", "current", "Supply current limit, as the controller firmware enforces it; "
+        "0 = none.", minimum=0.0,
+    )
+    inductance: float = quantity(
+        "0 H", "inductance", "Winding inductance per motor (RoboSim's L-R model); 0 = the "
+        "current follows the voltage instantly. Mechanism motors only.", minimum=0.0,
+    )
 
 
 @dataclass(frozen=True)
@@ -209,9 +246,10 @@ class DrivetrainConfig:
 
 @dataclass(frozen=True)
 class EncoderConfig:
-    """A quadrature or integrated encoder on a drivetrain side."""
+    """An encoder on a drivetrain side or a mechanism (quadrature, integrated or absolute)."""
 
-    motor: str = text(None, "Motor (in [motors]) whose mechanism this encoder measures.")
+    motor: str = text(None, "Motor (in [motors]) whose drivetrain side or mechanism this "
+                            "encoder measures.")
     unit: str = sensor_unit(
         "m",
         "Unit of `position` (and `velocity` per second): a length (m, ft, in) for distance "
@@ -220,12 +258,18 @@ class EncoderConfig:
     )
     mount: str = choice(
         "wheel", ("wheel", "motor"),
-        "Shaft the encoder turns with, for angle and tick units: the wheel axle or the motor.",
+        "Shaft the encoder turns with, for angle and tick units: the output (wheel axle, drum, "
+        "arm or flywheel shaft: `wheel`) or the motor.",
     )
     ticks_per_revolution: int = integer(
         2048, "Counts per shaft revolution, when `unit = \"ticks\"`.", minimum=1
     )
     inverted: bool = boolean(False, "Negate the reading.")
+    absolute: bool = boolean(
+        False, "An absolute encoder (CANcoder / duty-cycle style) on a rotating mechanism: "
+        "reads the shaft angle within one revolution, `offset` added, instead of counting "
+        "from 0 at reset.")
+    offset: float = quantity("0 deg", "angle", "Added to an absolute encoder's reading.")
 
 
 @dataclass(frozen=True)
@@ -239,6 +283,51 @@ class GyroConfig:
     drift: float = quantity(
         "0 deg/s", "angular speed", "Constant bias added to the rate, integrated into yaw.",
     )
+
+
+@dataclass(frozen=True)
+class SwitchConfig:
+    """A limit switch (`/simserver/switches/<name>`, boolean) on a mechanism's position."""
+
+    mechanism: str = text(None, "Mechanism (in [mechanisms]) whose position it senses.")
+    position: tuple[str, float] = position_quantity(
+        None, "Where it trips: a length for elevators and linear motions, an angle for arms.")
+    trigger: str = choice(
+        "below", ("below", "above"),
+        "Pressed while the mechanism is at or `below` (or `above`) `position`.",
+    )
+
+
+@dataclass(frozen=True)
+class PneumaticsConfig:
+    """Compressor, tanks and pressure switch (RoboSim §7; Viair 90C)."""
+
+    tanks: int = integer(2, "Number of 0.5 L storage tanks.", minimum=0, maximum=20)
+    extra_volume: float = quantity(
+        "0.1 L", "volume", "Tubing, fittings and valves beyond the tanks.", minimum=0.0)
+    temperature: float = quantity("70 degF", "temperature", "Assumed air temperature.",
+                                  positive=True)
+    switch_off_pressure: float = quantity(
+        "120 psi", "pressure", "The pressure switch stops the compressor at this gauge "
+        "pressure.", positive=True)
+    switch_on_pressure: float = quantity(
+        "95 psi", "pressure", "The switch restarts the compressor below this gauge pressure.",
+        minimum=0.0)
+    compressor: bool = boolean(True, "Whether a compressor is fitted and enabled.")
+
+
+@dataclass(frozen=True)
+class CylinderConfig:
+    """A pneumatic cylinder moved by a solenoid (`/simserver/cylinders/<name>/extension`)."""
+
+    solenoid: str = text(None, "Solenoid (in [solenoids]) whose state extends it when on.")
+    bore: float = quantity(None, "length", "Bore diameter.", positive=True)
+    stroke: float = quantity(None, "length", "Stroke length.", positive=True)
+    rod_diameter: float = quantity("0 in", "length", "Rod diameter (reduces the retract "
+                                   "volume of a double-acting cylinder).", minimum=0.0)
+    double_acting: bool = boolean(True, "Air both ways (a single-acting one springs back).")
+    extend_time: float = quantity("0.2 s", "time", "Time to travel the full stroke.",
+                                  positive=True)
 
 
 @dataclass(frozen=True)
@@ -270,5 +359,9 @@ class Config:
     encoders: dict[str, EncoderConfig] = table("Encoders by name.")
     gyro: GyroConfig = section(GyroConfig, "The gyro.")
     solenoids: dict[str, SolenoidConfig] = table("Solenoid inputs by name.")
+    switches: dict[str, SwitchConfig] = table("Limit switches by name.")
+    pneumatics: PneumaticsConfig | None = optional_section(
+        "The pneumatic system; leave out for a robot without one.")
+    cylinders: dict[str, CylinderConfig] = table("Pneumatic cylinders by name.")
     mechanisms: dict[str, MechanismSection] = models(
         "mechanism", "Mechanisms by name, each with `type` naming a model type.")

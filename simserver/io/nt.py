@@ -35,6 +35,7 @@ from wpimath.geometry import Pose2d, Rotation2d
 from simserver.config.model import Config
 from simserver.io import topics
 from simserver.io.field2d import Field2dPublisher
+from simserver.io.mechanism2d import Mechanism2dPublisher
 from simserver.io.validation import InputValidator
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
@@ -171,6 +172,9 @@ class NtAdapter:
         self._beats = 0
         self._field = Field2dPublisher(inst, topics.FIELD2D_NAME, FAST)
         self._mech: dict[str, dict[str, Callable[[Any], None]]] = {}
+        self._drawings: dict[str, Mechanism2dPublisher] = {}
+        self._extra = {spec.name: self._setter(spec.name, spec.type)
+                       for spec in topics.contract_for(cfg) if spec.name in topics.extra_names(cfg)}
         reg = registry()
         for name, section in cfg.mechanisms.items():
             mt = reg.get("mechanism", section.type)
@@ -179,22 +183,27 @@ class NtAdapter:
             self._mech[name] = {o.name: self._mechanism_setter(name, o) for o in mt.outputs}
 
     def _mechanism_setter(self, mechanism: str, out: OutputSpec) -> Callable[[Any], None]:
-        """A function that publishes one declared output, converting to its NT type."""
-        inst = self.inst
+        """A function that publishes one declared output of a mechanism."""
         if out.type == "field2d":
             return lambda poses: self._field.set_poses(mechanism, list(poses))
-        name = topics.mechanism_output(mechanism, out.name)
-        if out.type == "double":
+        return self._setter(topics.mechanism_output(mechanism, out.name), out.type)
+
+    def _setter(self, name: str, nt_type: str) -> Callable[[Any], None]:
+        """A function that publishes a value on topic ``name`` of NT type ``nt_type``."""
+        inst = self.inst
+        if nt_type == "double":
             pd = inst.getDoubleTopic(name).publish(FAST)
             return lambda v: pd.set(float(v))
-        if out.type == "boolean":
+        if nt_type == "boolean":
             pb = inst.getBooleanTopic(name).publish(FAST)
             return lambda v: pb.set(bool(v))
-        if out.type == "int":
+        if nt_type == "int":
             pi = inst.getIntegerTopic(name).publish(FAST)
             return lambda v: pi.set(int(v))
-        pa = inst.getDoubleArrayTopic(name).publish(FAST)
-        return lambda v: pa.set([float(x) for x in v])
+        if nt_type == "double[]":
+            pa = inst.getDoubleArrayTopic(name).publish(FAST)
+            return lambda v: pa.set([float(x) for x in v])
+        raise ValueError(f"no publisher for NT type {nt_type!r}")
 
     def publish(self, snap: Snapshot) -> None:
         """Set every output from ``snap`` and flush once."""
@@ -215,6 +224,14 @@ class NtAdapter:
         self._heartbeat.set(self._beats)
         wrapped = math.atan2(math.sin(snap.heading), math.cos(snap.heading))
         self._field.set_poses("Robot", [(snap.x, snap.y, wrapped)])
+        for name, value in topics.extra_values(snap).items():
+            self._extra[name](value)
+        for mech, drawing in snap.drawings.items():
+            pub = self._drawings.get(mech)
+            if pub is None:
+                self._drawings[mech] = Mechanism2dPublisher(self.inst, mech, drawing, FAST)
+            else:
+                pub.update(drawing)
         for mech, values in snap.mechanisms.items():
             setters = self._mech.get(mech, {})
             for key, value in values.items():

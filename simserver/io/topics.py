@@ -6,11 +6,13 @@ docs/protocol.md is generated from :func:`contract` (``make docs``) and a test k
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from simserver.config.model import Config
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
 from simserver.units import unit_kind
+from simserver.world import Snapshot
 
 PREFIX = "/simserver"
 POSE = f"{PREFIX}/pose"
@@ -56,6 +58,65 @@ def field2d_object(name: str) -> str:
     return f"{FIELD2D_TABLE}/{name}"
 
 
+def switch(name: str) -> str:
+    """Output: state of limit switch ``name``."""
+    return f"{PREFIX}/switches/{name}"
+
+
+def cylinder_extension(name: str) -> str:
+    """Output: extension of cylinder ``name``."""
+    return f"{PREFIX}/cylinders/{name}/extension"
+
+
+PRESSURE = f"{PREFIX}/pneumatics/pressure"
+COMPRESSOR_RUNNING = f"{PREFIX}/pneumatics/compressor_running"
+COMPRESSOR_CURRENT = f"{PREFIX}/pneumatics/compressor_current"
+BROWNOUT = f"{PREFIX}/battery/brownout"
+BREAKER = f"{PREFIX}/battery/breaker_tripped"
+
+
+def extra_specs(switches: list[str], pneumatics: bool, cylinders: list[str]) -> list[TopicSpec]:
+    """World-level outputs published from ``Snapshot.extra``: battery state, switches,
+    pneumatics."""
+    out = [
+        TopicSpec(BROWNOUT, "boolean", "out", "", "True while the roboRIO is browned out "
+                  "(every motor output cut)."),
+        TopicSpec(BREAKER, "boolean", "out", "", "True once the main breaker has tripped "
+                  "(bus at 0 V until reset)."),
+    ]
+    out += [TopicSpec(switch(n), "boolean", "out", "", "Limit switch pressed.")
+            for n in switches]
+    if pneumatics:
+        out += [
+            TopicSpec(PRESSURE, "double", "out", "psi", "System pressure (gauge)."),
+            TopicSpec(COMPRESSOR_RUNNING, "boolean", "out", "", "Compressor running."),
+            TopicSpec(COMPRESSOR_CURRENT, "double", "out", "A",
+                      "Compressor current (part of the battery draw)."),
+        ]
+    out += [TopicSpec(cylinder_extension(n), "double", "out", "0..1",
+                      "Cylinder extension: 0 retracted, 1 extended.") for n in cylinders]
+    return out
+
+
+def extra_values(snap: Snapshot) -> dict[str, Any]:
+    """Topic -> value of the world-level outputs in ``snap`` (see :func:`extra_specs`)."""
+    out: dict[str, Any] = {BROWNOUT: snap.brownout, BREAKER: snap.breaker_tripped}
+    out.update({switch(n): v for n, v in snap.switches.items()})
+    p = snap.pneumatics
+    if p is not None:
+        out[PRESSURE] = p.pressure_psi
+        out[COMPRESSOR_RUNNING] = p.compressor_running
+        out[COMPRESSOR_CURRENT] = p.compressor_current
+        out.update({cylinder_extension(n): v for n, v in p.extensions.items()})
+    return out
+
+
+def extra_names(cfg: Config) -> set[str]:
+    """Topic names of the world-level outputs of ``cfg``."""
+    return {s.name for s in extra_specs(list(cfg.switches), cfg.pneumatics is not None,
+                                        list(cfg.cylinders))}
+
+
 def current(name: str) -> str:
     """Output: stator current of motor ``name``."""
     return f"{PREFIX}/currents/{name}"
@@ -89,7 +150,9 @@ def contract_for(cfg: Config) -> list[TopicSpec]:
         if mt is not None:
             mechanisms[name] = list(mt.outputs)
     return contract(list(cfg.motors), list(cfg.solenoids),
-                    {n: e.unit for n, e in cfg.encoders.items()}, mechanisms)
+                    {n: e.unit for n, e in cfg.encoders.items()}, mechanisms,
+                    extra_specs(list(cfg.switches), cfg.pneumatics is not None,
+                                list(cfg.cylinders)))
 
 
 def mechanism_topic(mechanism: str, out: OutputSpec) -> TopicSpec:
@@ -102,7 +165,8 @@ def mechanism_topic(mechanism: str, out: OutputSpec) -> TopicSpec:
 
 
 def contract(motors: list[str], solenoids: list[str], encoders: dict[str, str | None],
-             mechanisms: dict[str, list[OutputSpec]] | None = None) -> list[TopicSpec]:
+             mechanisms: dict[str, list[OutputSpec]] | None = None,
+             extra: list[TopicSpec] | None = None) -> list[TopicSpec]:
     """Every topic for these input, encoder (name -> unit) and mechanism (name -> declared
     outputs) names, inputs first."""
     out = [TopicSpec(motor(n), "double", "in", "duty cycle -1..1",
@@ -140,6 +204,7 @@ def contract(motors: list[str], solenoids: list[str], encoders: dict[str, str | 
         TopicSpec(FIELD2D_ROBOT, "double[]", "out", "[m, m, deg]",
                   "Robot pose as Field2d reads it: [x, y, heading]."),
     ]
+    out += extra or []
     for name, outputs in (mechanisms or {}).items():
         out += [mechanism_topic(name, o) for o in outputs]
     return out

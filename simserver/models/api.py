@@ -56,6 +56,31 @@ class OutputSpec:
             raise ValueError(f"OutputSpec.type must be one of {OUTPUT_TYPES}, got {self.type!r}")
 
 
+@dataclass(frozen=True)
+class Ligament:
+    """One segment of a Mechanism2d drawing: attached to ``root`` (or to the ligament named by
+    ``parent``), ``length`` m long at ``angle`` deg (relative to its parent, CCW from +x)."""
+
+    name: str
+    length: float
+    angle: float
+    root: str = "base"
+    parent: str = ""
+    weight: float = 6.0
+    color: str = "#FF8000"
+
+
+@dataclass(frozen=True)
+class Drawing:
+    """A Mechanism2d picture, as Glass and Shuffleboard draw it: a ``width`` × ``height`` m
+    canvas, named roots at (x, y) m, and ligaments."""
+
+    width: float
+    height: float
+    roots: dict[str, tuple[float, float]]
+    ligaments: tuple[Ligament, ...]
+
+
 class RobotView(Protocol):
     """What a model may read of the world during ``step``. Units: s, m, rad, m/s, rad/s."""
 
@@ -90,6 +115,18 @@ class RobotView(Protocol):
         """State of a solenoid input."""
         ...
 
+    def motor_voltage(self, name: str, motor_speed: float, dt: float,
+                      duty: float | None = None) -> float:
+        """For a model that simulates its motor: run the motor's controller for this substep
+        (duty or ``duty`` override, ramp, noise, current limits, brownout) and return the
+        voltage across each motor's terminals, V. ``motor_speed``: shaft speed, rad/s."""
+        ...
+
+    def motor_current(self, name: str, stator_current: float, motor_speed: float) -> None:
+        """Report one motor's stator current after the substep, A, so its supply current
+        loads the battery and ``/simserver/currents/<name>`` shows it."""
+        ...
+
 
 class Model(Protocol):
     """A model instance: explicit state, reset, step, outputs."""
@@ -106,6 +143,9 @@ class Model(Protocol):
         """Current value of every declared output, by output name."""
         ...
 
+    # Optional: ``drawing() -> Drawing`` for a Mechanism2d at /SmartDashboard/<name>, and
+    # ``joint() -> (position, velocity)`` (m or rad) when the type declares ``joint``.
+
 
 @dataclass(frozen=True)
 class ModelType:
@@ -113,7 +153,9 @@ class ModelType:
 
     name: the ``type = "..."`` value in config. role: "mechanism" (``[mechanisms.<name>]``) or
     "drivetrain" (``[drivetrain]``). check: optional cross-reference check of the whole config,
-    returning (key, message) pairs for problems.
+    returning (key, message) pairs for problems. joint: "length" or "angle" when the model's
+    ``joint()`` returns (position, velocity) of a linear or rotary output, so encoders and
+    limit switches can be attached to it; "" for none.
     """
 
     name: str
@@ -124,8 +166,11 @@ class ModelType:
     inputs: Sequence[InputSpec] = ()
     outputs: Sequence[OutputSpec] = ()
     check: Callable[[Any, Any], list[tuple[str, str]]] | None = None
+    joint: str = ""
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         if self.role not in ("mechanism", "drivetrain"):
             raise ValueError(f"role must be 'mechanism' or 'drivetrain', got {self.role!r}")
+        if self.joint not in ("", "length", "angle"):
+            raise ValueError(f"joint must be '', 'length' or 'angle', got {self.joint!r}")

@@ -104,12 +104,17 @@ class Electrical:
     supply_current: float
 
 
+NO_COAST = (False, False)
+
+
 def side_currents(p: DifferentialParams, gearing: float, duty_l: float, duty_r: float,
-                  v_l: float, v_r: float, source: Source) -> Electrical:
+                  v_l: float, v_r: float, source: Source,
+                  coast: tuple[bool, bool] = NO_COAST) -> Electrical:
     """Solve bus voltage and currents exactly for given wheel speeds (battery sag included).
 
     Per motor ``I = (d·V - k·v)/R`` with ``k = G/(r·Kv)``; the battery gives
-    ``V = V_oc - R_s·n·Σ d·I``, linear in V, solved in closed form and clamped at 0.
+    ``V = V_oc - R_s·n·Σ d·I``, linear in V, solved in closed form and clamped at 0. A side in
+    ``coast`` (zero output, windings open) carries no current.
     """
     m = p.motor
     n = p.motors_per_side
@@ -119,8 +124,8 @@ def side_currents(p: DifferentialParams, gearing: float, duty_l: float, duty_r: 
     v_bus = (source.open_voltage + g * k * (duty_l * v_l + duty_r * v_r)) / denom
     if v_bus < 0.0:
         v_bus = 0.0
-    i_l = (duty_l * v_bus - k * v_l) / m.R
-    i_r = (duty_r * v_bus - k * v_r) / m.R
+    i_l = 0.0 if coast[0] else (duty_l * v_bus - k * v_l) / m.R
+    i_r = 0.0 if coast[1] else (duty_r * v_bus - k * v_r) / m.R
     supply = n * (duty_l * i_l + duty_r * i_r)
     return Electrical(v_bus, n * i_l, n * i_r, supply)
 
@@ -129,8 +134,9 @@ class Longitudinal(Protocol):
     """What advances the wheel speeds and distances of both sides over one substep."""
 
     def advance(self, st: DriveState, h: float, duty_l: float, duty_r: float, gearing: float,
-                source: Source) -> None:
-        """Advance st.s_left/right and st.v_left/right by ``h`` seconds."""
+                source: Source, coast: tuple[bool, bool] = NO_COAST) -> None:
+        """Advance st.s_left/right and st.v_left/right by ``h`` seconds. ``coast``: a side at
+        zero output with its windings open (no motor force at all)."""
         ...
 
 
@@ -146,7 +152,7 @@ class KinematicLongitudinal:
         self.deadzone = deadzone
 
     def advance(self, st: DriveState, h: float, duty_l: float, duty_r: float, gearing: float,
-                source: Source) -> None:
+                source: Source, coast: tuple[bool, bool] = NO_COAST) -> None:
         st.v_left = linear_deadzone(duty_l, self.deadzone) * self.max_speed
         st.v_right = linear_deadzone(duty_r, self.deadzone) * self.max_speed
         st.s_left += st.v_left * h
@@ -206,7 +212,7 @@ class CharacterizedLongitudinal:
         self.right = right
 
     def advance(self, st: DriveState, h: float, duty_l: float, duty_r: float, gearing: float,
-                source: Source) -> None:
+                source: Source, coast: tuple[bool, bool] = NO_COAST) -> None:
         v_bus = side_currents(self.params, gearing, duty_l, duty_r, st.v_left, st.v_right,
                               source).bus_voltage
         st.v_left, dl = characterized_side(st.v_left, duty_l * v_bus, self.left, h)
@@ -229,13 +235,13 @@ class PhysicalLongitudinal:
         w = params.track_width / 2.0
         self._p = 1.0 / params.mass + w * w / params.moment_of_inertia
         self._q = 1.0 / params.mass - w * w / params.moment_of_inertia
-        self._key: tuple[float, ...] = ()
+        self._key: tuple[object, ...] = ()
         self._step: AffineStep | None = None
-        self._dead_key: tuple[float, ...] = ()
+        self._dead_key: tuple[object, ...] = ()
         self._dead_step: AffineStep | None = None
 
     def _build(self, h: float, duty_l: float, duty_r: float, gearing: float, source: Source,
-               dead_bus: bool) -> AffineStep:
+               dead_bus: bool, coast: tuple[bool, bool]) -> AffineStep:
         p = self.params
         m = p.motor
         n = p.motors_per_side
@@ -249,9 +255,11 @@ class PhysicalLongitudinal:
             alpha = source.open_voltage / denom
             bl = g * k * duty_l / denom
             br = g * k * duty_r / denom
-        # Side forces F = a * (K v + f0), K = d β^T - k I, f0 = d α.
-        k00, k01 = duty_l * bl - k, duty_l * br
-        k10, k11 = duty_r * bl, duty_r * br - k
+        # Side forces F = a * (K v + f0), K = d β^T - k I, f0 = d α; a coasting side (d = 0)
+        # has no back-EMF braking either.
+        kl, kr = (0.0 if coast[0] else k), (0.0 if coast[1] else k)
+        k00, k01 = duty_l * bl - kl, duty_l * br
+        k10, k11 = duty_r * bl, duty_r * br - kr
         f0, f1 = a * duty_l * alpha, a * duty_r * alpha
         pp, qq = self._p, self._q
         return AffineStep(
@@ -261,17 +269,18 @@ class PhysicalLongitudinal:
         )
 
     def advance(self, st: DriveState, h: float, duty_l: float, duty_r: float, gearing: float,
-                source: Source) -> None:
-        key = (h, duty_l, duty_r, gearing, source.open_voltage, source.resistance)
-        elec = side_currents(self.params, gearing, duty_l, duty_r, st.v_left, st.v_right, source)
+                source: Source, coast: tuple[bool, bool] = NO_COAST) -> None:
+        key = (h, duty_l, duty_r, gearing, source.open_voltage, source.resistance, coast)
+        elec = side_currents(self.params, gearing, duty_l, duty_r, st.v_left, st.v_right, source,
+                             coast)
         if elec.bus_voltage > 0.0:
             if key != self._key or self._step is None:
-                self._step = self._build(h, duty_l, duty_r, gearing, source, False)
+                self._step = self._build(h, duty_l, duty_r, gearing, source, False, coast)
                 self._key = key
             step = self._step
         else:
             if key != self._dead_key or self._dead_step is None:
-                self._dead_step = self._build(h, duty_l, duty_r, gearing, source, True)
+                self._dead_step = self._build(h, duty_l, duty_r, gearing, source, True, coast)
                 self._dead_key = key
             step = self._dead_step
         st.s_left, st.s_right, st.v_left, st.v_right = step.apply(
@@ -287,6 +296,7 @@ class DifferentialDrive:
         self.longitudinal = longitudinal
         self.state = DriveState()
         self.gearing = params.gearing
+        self.coast = NO_COAST  # per side: zero output with the windings open
 
     def reset(self, x: float, y: float, heading: float) -> None:
         """Place the robot at rest at (x, y) m facing ``heading`` rad; zero the wheels."""
@@ -315,7 +325,7 @@ class DifferentialDrive:
         st = self.state
         p = self.params
         s_l, s_r = st.s_left, st.s_right
-        self.longitudinal.advance(st, h, duty_left, duty_right, self.gearing, source)
+        self.longitudinal.advance(st, h, duty_left, duty_right, self.gearing, source, self.coast)
         omega = (st.v_right - st.v_left) / p.track_width
         vx = 0.5 * (st.v_left + st.v_right)
         if st.v_lat != 0.0 or abs(omega * vx) > p.lateral_friction * GRAVITY:
@@ -324,7 +334,7 @@ class DifferentialDrive:
         dtheta = (st.s_right - s_r - (st.s_left - s_l)) / p.track_width
         self._move(ds, st.v_lat * h, dtheta)
         return side_currents(p, self.gearing, duty_left, duty_right, st.v_left, st.v_right,
-                             source)
+                             source, self.coast)
 
     def _lateral(self, h: float, omega: float, vx: float) -> None:
         """Sideways skid: the body turns under the velocity; friction brings v_lat back to 0."""

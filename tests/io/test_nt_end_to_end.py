@@ -248,3 +248,66 @@ def test_scripted_inputs_with_serve_still_publish_for_dashboards(tmp_path):
     finally:
         ntcore.NetworkTableInstance.destroy(inst)
         proc.close()
+
+
+MECHANISMS = '''
+[motors.lift]
+type = "Kraken X60"
+count = 2
+
+[mechanisms.lift]
+type = "elevator"
+motor = "lift"
+gearing = 10
+drum_radius = "1 in"
+carriage_mass = "8 kg"
+max_height = "1.2 m"
+
+[switches.lift_bottom]
+mechanism = "lift"
+position = "0.01 m"
+
+[pneumatics]
+tanks = 2
+'''
+
+
+def test_mechanisms_switches_and_pneumatics_over_nt(tmp_path):
+    from simserver.config.loader import default_config_text, loads
+    from simserver.io.topics import contract_for
+
+    path = tmp_path / "robot.toml"
+    path.write_text(default_config_text() + MECHANISMS)
+    port = free_port()
+    proc = SimserverProcess(str(path), "--serve", str(port), log_dir=tmp_path)
+    inst = client(port, "robot")
+    try:
+        watch = ntcore.MultiSubscriber(inst, ["/simserver/", "/SmartDashboard/"], FAST)
+
+        def value(name):
+            v = inst.getEntry(name).getValue()
+            return v.value() if v.isValid() else None
+
+        wait_for(lambda: value("/simserver/switches/lift_bottom") is True, 20,
+                 "the bottom switch pressed at start")
+        lift = inst.getDoubleTopic("/simserver/motors/lift").publish(FAST)
+        lift.set(0.4)
+        inst.flush()
+        wait_for(lambda: (value("/simserver/mechanisms/lift/height") or 0) > 0.3, 15,
+                 "the elevator to rise")
+        assert value("/simserver/switches/lift_bottom") is False
+        assert value("/simserver/currents/lift") > 0
+        assert value("/SmartDashboard/lift/.type") == "Mechanism2d"
+        assert (value("/SmartDashboard/lift/base/carriage/length") or 0) > 0.3
+        pressure = value("/simserver/pneumatics/pressure")
+        wait_for(lambda: value("/simserver/pneumatics/pressure") > pressure, 10,
+                 "the compressor to raise the pressure")
+        assert value("/simserver/pneumatics/compressor_running") is True
+        expected = {s.name for s in contract_for(loads(path.read_text())) if s.direction == "out"}
+        names = {t.getName() for t in inst.getTopics()}
+        assert expected <= names, expected - names
+        assert proc.interrupt() == 0
+        del watch
+    finally:
+        ntcore.NetworkTableInstance.destroy(inst)
+        proc.close()

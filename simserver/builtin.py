@@ -14,6 +14,7 @@ from simserver.models.differential import (
     CharacterizedLongitudinal,
     DifferentialDrive,
     DifferentialParams,
+    InductiveLongitudinal,
     KinematicLongitudinal,
     Longitudinal,
     PhysicalLongitudinal,
@@ -33,7 +34,7 @@ def _differential(name: str, dt: DrivetrainConfig, cfg: Config) -> DifferentialD
         mass=robot.mass, moment_of_inertia=moi, track_width=dt.track_width,
         wheel_radius=dt.wheel_diameter / 2.0, gearing=dt.gearing,
         motor=motor_by_name(left.type), motors_per_side=left.count,
-        lateral_friction=dt.lateral_friction,
+        lateral_friction=dt.lateral_friction, inductance=left.inductance,
     )
     longitudinal: Longitudinal
     if dt.fidelity == "kinematic":
@@ -45,6 +46,8 @@ def _differential(name: str, dt: DrivetrainConfig, cfg: Config) -> DifferentialD
         longitudinal = CharacterizedLongitudinal(
             params, SideGains(c.left.kv, c.left.ka, c.left.ks),
             SideGains(c.right.kv, c.right.ka, c.right.ks))
+    elif params.inductance > 0.0:
+        longitudinal = InductiveLongitudinal(params)
     else:
         longitudinal = PhysicalLongitudinal(params)
     return DifferentialDrive(params, longitudinal)
@@ -63,9 +66,12 @@ def _check_differential(dt: DrivetrainConfig, cfg: Config) -> list[tuple[str, st
         out.append(("right", "left and right must be different motors"))
     if dt.left in motors and dt.right in motors:
         a, b = motors[dt.left], motors[dt.right]
-        if (a.type, a.count) != (b.type, b.count):
+        if (a.type, a.count, a.inductance) != (b.type, b.count, b.inductance):
             out.append(("", f"left ({a.count}× {a.type}) and right ({b.count}× {b.type}) must "
-                            "have the same motor type and count"))
+                            "have the same motor type, count and inductance"))
+    if dt.left in motors and motors[dt.left].inductance > 0 and dt.fidelity != "physical":
+        out.append(("fidelity", "winding inductance on drivetrain motors needs "
+                                "fidelity = \"physical\""))
     if dt.fidelity == "characterized" and dt.characterized is None:
         out.append(("characterized",
                     "required when fidelity = \"characterized\": add "

@@ -1,6 +1,8 @@
 """The world: one robot on one field, stepped in fixed substeps in a fixed order.
 
-Order within a substep: battery source → drivetrain → walls → battery bookkeeping → encoders.
+Order within a substep: motor controllers → drivetrain (with the battery as a Thevenin source)
+→ walls → drivetrain encoders → pneumatics (solenoids, cylinders, compressor) → mechanisms →
+battery bookkeeping (brownout, breaker).
 Inputs (duty cycles, solenoid states) are set before :meth:`World.step` and held for it.
 
     world = World.from_config(load_default())
@@ -226,6 +228,10 @@ class World:
         """State of solenoid ``name``."""
         return self.solenoids[name]
 
+    def cylinder(self, name: str) -> float:
+        """Extension of cylinder ``name``, 0..1 (0 when there is no pneumatic system)."""
+        return 0.0 if self.pneumatics is None else self.pneumatics.extension(name)
+
     def motor_voltage(self, name: str, motor_speed: float, dt: float,
                       duty: float | None = None) -> float:
         """Run motor ``name``'s controller for this substep (duty, ramp, noise, current limits,
@@ -307,14 +313,14 @@ class World:
                     enc.advance(st.s_right - s_r, st.v_right)
             self.distance += abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
             self.time += h
-            self.mechanism_supply = 0.0
-            for name, mech in self.mechanisms.items():
-                if name not in self.failed:
-                    self._step_mechanism(name, mech, h)
             if self.pneumatics is not None:
                 for cname, cyl in self.cfg.cylinders.items():
                     self.pneumatics.set_solenoid(cname, self.solenoids[cyl.solenoid])
                 self.compressor_current = self.pneumatics.step(h, self.bus_voltage)
+            self.mechanism_supply = 0.0
+            for name, mech in self.mechanisms.items():
+                if name not in self.failed:
+                    self._step_mechanism(name, mech, h)
             battery.update(elec.supply_current + self.mechanism_supply + self.compressor_current,
                            h)
             peak = max(abs(elec.current_left), abs(elec.current_right))

@@ -153,3 +153,36 @@ def test_a_model_type_that_builds_nothing_is_a_config_error_not_a_crash(tmp_path
                 result.stderr
     finally:
         reg.types["mechanism"].pop("hollow", None)
+
+
+def test_a_mechanism_can_read_a_cylinder_extension(registered):
+    seen = []
+
+    class Reader:
+        def reset(self):
+            seen.clear()
+
+        def step(self, dt, robot):
+            seen.append(robot.cylinder("grabber"))
+
+        def outputs(self):
+            return {}
+
+    reg = registry()
+    reg.add(ModelType(name="cylreader", config=CounterConfig, doc="reads a cylinder",
+                      create=lambda *_: Reader(), inputs=(InputSpec("motor", "motor"),)), "tests")
+    try:
+        cfg = loads(_config('[mechanisms.r]\ntype = "cylreader"\nmotor = "spin"\n'
+                            '[pneumatics]\n[solenoids.grab]\n'
+                            '[cylinders.grabber]\nsolenoid = "grab"\nbore = "1 in"\n'
+                            'stroke = "4 in"\nextend_time = "0.1 s"\n'))
+        world = World(cfg)
+        world.step(0.05)
+        assert seen[-1] == 0.0
+        world.set_solenoid("grab", True)
+        world.step(0.05)  # half of the 0.1 s stroke
+        assert seen[-1] == pytest.approx(0.5, abs=1e-9)
+        world.step(0.1)
+        assert seen[-1] == 1.0
+    finally:
+        reg.types["mechanism"].pop("cylreader", None)

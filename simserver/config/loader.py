@@ -475,14 +475,6 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
         if enc.absolute and joint != "angle":
             issues.append(ConfigIssue(f"{path}.absolute", "absolute encoders read one "
                                       "revolution of a rotating mechanism (arm, flywheel)"))
-    for side in ("left", "right"):
-        name = getattr(cfg.drivetrain, side, None)
-        if isinstance(name, str) and name in cfg.motors and cfg.motors[name].inductance > 0:
-            issues.append(ConfigIssue(
-                f"motors.{name}.inductance",
-                "inductance is modelled for mechanism motors only; drivetrain motors use the "
-                "L = 0 model (their electrical time constant, under a millisecond, is far "
-                "below the substep): remove it here"))
     for name, cyl in cfg.cylinders.items():
         if cfg.pneumatics is None:
             issues.append(ConfigIssue(f"cylinders.{name}",

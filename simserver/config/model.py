@@ -170,7 +170,8 @@ class MotorConfig:
     )
     inductance: float = quantity(
         "0 H", "inductance", "Winding inductance per motor (RoboSim's L-R model); 0 = the "
-        "current follows the voltage instantly. Mechanism motors only.", minimum=0.0,
+        "current follows the voltage instantly. On drivetrain motors it needs the `physical` "
+        "fidelity.", minimum=0.0,
     )
 
 

@@ -115,6 +115,10 @@ class RobotView(Protocol):
         """State of a solenoid input."""
         ...
 
+    def cylinder(self, name: str) -> float:
+        """Extension of pneumatic cylinder ``name``, 0 (retracted) .. 1 (extended)."""
+        ...
+
     def motor_voltage(self, name: str, motor_speed: float, dt: float,
                       duty: float | None = None) -> float:
         """For a model that simulates its motor: run the motor's controller for this substep

@@ -29,8 +29,10 @@ import math
 from dataclasses import dataclass
 from typing import Protocol
 
+import numpy as np
+
 from simserver.models.battery import Source
-from simserver.models.linear import AffineStep
+from simserver.models.linear import AffineStep, expm
 from simserver.models.motor import MotorSpec
 
 GRAVITY = 9.80665  # m/s²
@@ -55,6 +57,7 @@ class DifferentialParams:
     mass: kg. moment_of_inertia: yaw inertia, kg·m². track_width, wheel_radius: m.
     gearing: motor turns per wheel turn. motors_per_side: motors geared to each side.
     lateral_friction: sideways friction coefficient of the wheels (dimensionless).
+    inductance: winding inductance per motor, H (0: currents follow the voltage instantly).
     """
 
     mass: float
@@ -65,6 +68,7 @@ class DifferentialParams:
     motor: MotorSpec
     motors_per_side: int
     lateral_friction: float = 1.0
+    inductance: float = 0.0
 
     def __post_init__(self) -> None:
         for name in ("mass", "moment_of_inertia", "track_width", "wheel_radius", "gearing"):
@@ -81,13 +85,15 @@ class DriveState:
     v_right: wheel ground speed, m/s. v_lat: body-frame sideways velocity (y, left), m/s.
     """
 
-    __slots__ = ("heading", "s_left", "s_right", "v_lat", "v_left", "v_right", "x", "y")
+    __slots__ = ("heading", "i_left", "i_right", "s_left", "s_right", "v_lat", "v_left",
+                 "v_right", "x", "y")
 
     def __init__(self, x: float = 0.0, y: float = 0.0, heading: float = 0.0):
         self.x, self.y, self.heading = x, y, heading
         self.s_left = self.s_right = 0.0
         self.v_left = self.v_right = 0.0
         self.v_lat = 0.0
+        self.i_left = self.i_right = 0.0  # winding current per motor, A (inductive model)
 
 
 @dataclass
@@ -128,6 +134,15 @@ def side_currents(p: DifferentialParams, gearing: float, duty_l: float, duty_r: 
     i_r = 0.0 if coast[1] else (duty_r * v_bus - k * v_r) / m.R
     supply = n * (duty_l * i_l + duty_r * i_r)
     return Electrical(v_bus, n * i_l, n * i_r, supply)
+
+
+def inductive_currents(p: DifferentialParams, duty_l: float, duty_r: float, st: DriveState,
+                       source: Source) -> Electrical:
+    """Bus voltage and currents when the winding currents are state (inductive model)."""
+    n = p.motors_per_side
+    supply = n * (duty_l * st.i_left + duty_r * st.i_right)
+    return Electrical(max(0.0, source.open_voltage - source.resistance * supply),
+                      n * st.i_left, n * st.i_right, supply)
 
 
 class Longitudinal(Protocol):
@@ -288,6 +303,62 @@ class PhysicalLongitudinal:
         )
 
 
+class InductiveLongitudinal:
+    """The physical model with winding inductance: per motor ``L·di/dt = d·V_bus − R·i − k·v``,
+    side force ``F = n·G·Kt·i/r``, bus ``V_bus = V_oc − R_s·n·Σ d·i``. Still linear in
+    (v_left, v_right, i_left, i_right), so it is integrated exactly: the matrix exponential of
+    the augmented system, cached per (duties, gearing, source, coast, h). The electrical time
+    constant L/R is usually far below the substep; the exact step stays stable regardless.
+    """
+
+    def __init__(self, params: DifferentialParams):
+        if params.inductance <= 0.0:
+            raise ValueError("InductiveLongitudinal needs inductance > 0")
+        self.params = params
+        w = params.track_width / 2.0
+        self._p = 1.0 / params.mass + w * w / params.moment_of_inertia
+        self._q = 1.0 / params.mass - w * w / params.moment_of_inertia
+        self._key: tuple[object, ...] = ()
+        self._phi: np.ndarray | None = None
+
+    def _build(self, h: float, d: tuple[float, float], gearing: float, source: Source,
+               coast: tuple[bool, bool]) -> np.ndarray:
+        p = self.params
+        m = p.motor
+        n = p.motors_per_side
+        big_l = p.inductance
+        force = n * gearing * m.kt / p.wheel_radius  # N per A of each motor
+        k = gearing / (p.wheel_radius * m.kv)  # V of back-EMF per m/s
+        a = np.zeros((7, 7))  # state: s_l, s_r, v_l, v_r, i_l, i_r, 1
+        a[0, 2] = a[1, 3] = 1.0
+        pq = ((self._p, self._q), (self._q, self._p))
+        for row in (0, 1):
+            for col in (0, 1):
+                a[2 + row, 4 + col] = pq[row][col] * force
+        for side in (0, 1):
+            if coast[side]:
+                continue  # open windings: the current stays 0
+            a[4 + side, 2 + side] -= k / big_l
+            a[4 + side, 4 + side] -= m.R / big_l
+            for other in (0, 1):
+                if not coast[other]:
+                    a[4 + side, 4 + other] -= d[side] * source.resistance * n * d[other] / big_l
+            a[4 + side, 6] = d[side] * source.open_voltage / big_l
+        return expm(a * h)
+
+    def advance(self, st: DriveState, h: float, duty_l: float, duty_r: float, gearing: float,
+                source: Source, coast: tuple[bool, bool] = NO_COAST) -> None:
+        key = (h, duty_l, duty_r, gearing, source.open_voltage, source.resistance, coast)
+        if key != self._key or self._phi is None:
+            self._phi = self._build(h, (duty_l, duty_r), gearing, source, coast)
+            self._key = key
+        x = self._phi @ np.array([st.s_left, st.s_right, st.v_left, st.v_right,
+                                  0.0 if coast[0] else st.i_left,
+                                  0.0 if coast[1] else st.i_right, 1.0])
+        st.s_left, st.s_right, st.v_left, st.v_right = (float(v) for v in x[:4])
+        st.i_left, st.i_right = float(x[4]), float(x[5])
+
+
 class DifferentialDrive:
     """A tank drivetrain: a longitudinal model plus shared chassis kinematics."""
 
@@ -333,6 +404,8 @@ class DifferentialDrive:
         ds = 0.5 * (st.s_left - s_l + st.s_right - s_r)
         dtheta = (st.s_right - s_r - (st.s_left - s_l)) / p.track_width
         self._move(ds, st.v_lat * h, dtheta)
+        if isinstance(self.longitudinal, InductiveLongitudinal):
+            return inductive_currents(p, duty_left, duty_right, st, source)
         return side_currents(p, self.gearing, duty_left, duty_right, st.v_left, st.v_right,
                              source, self.coast)
 

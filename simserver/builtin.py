@@ -3,6 +3,7 @@ plugins are (see pyproject.toml): one path for every model."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from typing import Any
@@ -108,23 +109,42 @@ class Driven:
     controller through the RobotView (duty, ramp, noise, current limits, brownout), applies
     firmware soft limits, steps the pure model and reports the motor current for the battery.
 
+    While the controller coasts, the substep is taken by ``twin``, the same mechanism with its
+    windings open (no motor torque at all). A stator current limit is held at the end of the
+    substep too: if the current would end above it (a mechanism reaching a stop), the substep
+    is taken again at the voltage that ends exactly at the limit.
+
     geometry: (drum radius m or 0, gearing) so encoders can convert joint motion.
     """
 
-    def __init__(self, motor: str, model: Elevator | Arm | Rotary, start: float | None,
-                 soft: tuple[float | None, float | None], radius: float, gearing: float,
+    def __init__(self, motor: str, model: Elevator | Arm | Rotary, twin: Elevator | Arm | Rotary,
+                 start: float | None, soft: tuple[float | None, float | None], radius: float,
+                 gearing: float, stator_limit: float,
                  outputs: Callable[[Any], dict[str, Any]],
                  drawing: Callable[[Any], Drawing] | None = None):
         self.motor = motor
         self.model = model
+        self.twin = twin
         self.start = start
         self.soft_min, self.soft_max = soft
         self.geometry = (radius, gearing)
+        self.stator_limit = stator_limit
         self._outputs = outputs
         self._drawing = drawing
 
     def reset(self) -> None:
         self.model.reset(position=self.start)
+
+    def load(self, robot: RobotView) -> tuple[float, float]:
+        """Supply current as ``g·V_bus + i0`` (S, A) at the start of the substep, for the
+        world's bus solve: linear in V_bus for a steady-state motor, constant with inductance."""
+        m, drive = self.model, self.model.drive
+        duty = robot.motor(self.motor)
+        if drive.inductance > 0.0:
+            return 0.0, drive.count * duty * m.current
+        spec = drive.motor
+        return (drive.count * duty * duty / spec.R,
+                -drive.count * duty * m.motor_speed / (spec.kv * spec.R))
 
     def step(self, dt: float, robot: RobotView) -> None:
         m = self.model
@@ -133,8 +153,26 @@ class Driven:
                 self.soft_min is not None and m.position <= self.soft_min and duty < 0):
             duty = 0.0
         volts = robot.motor_voltage(self.motor, m.motor_speed, dt, duty)
-        m.step(dt, volts)
-        robot.motor_current(self.motor, m.current, m.motor_speed)
+        if robot.motor_coasting(self.motor):
+            self.twin.reset(position=m.position, velocity=m.velocity)
+            self.twin.step(dt, 0.0)
+            m.reset(position=self.twin.position, velocity=self.twin.velocity)
+            robot.motor_current(self.motor, 0.0, m.motor_speed)
+            return
+        limit = self.stator_limit
+        if limit > 0.0 and m.drive.inductance == 0.0:
+            before = (m.position, m.velocity)
+            m.step(dt, volts)
+            if abs(m.current) > limit * (1.0 + 1e-9):
+                spec = m.drive.motor
+                capped = m.motor_speed / spec.kv + math.copysign(limit * spec.R, m.current)
+                if abs(capped) < abs(volts):
+                    volts = capped
+                m.reset(position=before[0], velocity=before[1])
+                m.step(dt, volts)
+        else:
+            m.step(dt, volts)
+        robot.motor_current(self.motor, m.current, m.motor_speed, volts)
 
     def joint(self) -> tuple[float, float]:
         """(position, velocity) of the output: m and m/s, or rad and rad/s."""
@@ -147,14 +185,23 @@ class Driven:
         return None if self._drawing is None else self._drawing(self.model)
 
 
+def _open(drive: MotorDrive) -> MotorDrive:
+    """The same drive with its windings open: no torque, no current."""
+    return MotorDrive(dataclasses.replace(drive.motor, kt=0.0), drive.count, drive.gearing, 0.0)
+
+
 def _drive(cfg: Config, motor: str, gearing: float) -> MotorDrive:
     m = cfg.motors[motor]
     return MotorDrive(motor_by_name(m.type), m.count, gearing, m.inductance)
 
 
 def _elevator(name: str, c: ElevatorConfig, cfg: Config) -> Driven:
-    model = Elevator(_drive(cfg, c.motor, c.gearing), c.carriage_mass, c.drum_radius,
-                     c.min_height, c.max_height, start_height=c.start_height)
+    def build(drive: MotorDrive) -> Elevator:
+        return Elevator(drive, c.carriage_mass, c.drum_radius, c.min_height, c.max_height,
+                        start_height=c.start_height)
+
+    drive = _drive(cfg, c.motor, c.gearing)
+    model, twin = build(drive), build(_open(drive))
     top = c.max_height
 
     def draw(e: Elevator) -> Drawing:
@@ -162,14 +209,21 @@ def _elevator(name: str, c: ElevatorConfig, cfg: Config) -> Driven:
                        (Ligament("carriage", max(e.position, 0.01), 90.0, weight=10,
                                  color="#FF8000"),))
 
-    return Driven(c.motor, model, c.start_height, (c.soft_min, c.soft_max), c.drum_radius,
-                  c.gearing, lambda e: {"height": e.position, "velocity": e.velocity,
-                                        "at_lower": e.at_lower, "at_upper": e.at_upper}, draw)
+    def outputs(e: Elevator) -> dict[str, Any]:
+        return {"height": e.position, "velocity": e.velocity, "at_lower": e.at_lower,
+                "at_upper": e.at_upper}
+
+    return Driven(c.motor, model, twin, c.start_height, (c.soft_min, c.soft_max),
+                  c.drum_radius, c.gearing, cfg.motors[c.motor].stator_limit, outputs, draw)
 
 
 def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
-    model = Arm(_drive(cfg, c.motor, c.gearing), c.length, c.mass, c.cg_distance,
-                c.moment_of_inertia, c.min_angle, c.max_angle, c.start_angle)
+    def build(drive: MotorDrive) -> Arm:
+        return Arm(drive, c.length, c.mass, c.cg_distance, c.moment_of_inertia, c.min_angle,
+                   c.max_angle, c.start_angle)
+
+    drive = _drive(cfg, c.motor, c.gearing)
+    model, twin = build(drive), build(_open(drive))
     size = 2.2 * c.length
 
     def draw(a: Arm) -> Drawing:
@@ -178,23 +232,26 @@ def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
                                  weight=8, color="#FFC000"),))
 
     start = c.start_angle if c.start_angle is not None else c.min_angle
-    return Driven(c.motor, model, start, (c.soft_min, c.soft_max), 0.0, c.gearing,
-                  lambda a: {"angle": math.degrees(a.position),
+    return Driven(c.motor, model, twin, start, (c.soft_min, c.soft_max), 0.0, c.gearing,
+                  cfg.motors[c.motor].stator_limit, lambda a: {"angle": math.degrees(a.position),
                              "velocity": math.degrees(a.velocity),
                              "at_lower": a.at_lower, "at_upper": a.at_upper}, draw)
 
 
 def _flywheel(name: str, c: FlywheelConfig, cfg: Config) -> Driven:
-    model = Rotary(_drive(cfg, c.motor, c.gearing), c.moment_of_inertia)
+    drive = _drive(cfg, c.motor, c.gearing)
+    model, twin = Rotary(drive, c.moment_of_inertia), Rotary(_open(drive), c.moment_of_inertia)
 
     def draw(r: Rotary) -> Drawing:
         return Drawing(0.5, 0.5, {"hub": (0.25, 0.25)},
                        (Ligament("spoke", 0.2, math.degrees(r.position) % 360.0, root="hub",
                                  weight=6, color="#00C0FF"),))
 
-    return Driven(c.motor, model, 0.0, (None, None), 0.0, c.gearing,
-                  lambda r: {"velocity": r.velocity, "rpm": r.velocity * 60 / (2 * math.pi)},
-                  draw)
+    def outputs(r: Rotary) -> dict[str, Any]:
+        return {"velocity": r.velocity, "rpm": r.velocity * 60 / (2 * math.pi)}
+
+    return Driven(c.motor, model, twin, 0.0, (None, None), 0.0, c.gearing,
+                  cfg.motors[c.motor].stator_limit, outputs, draw)
 
 
 class Linear:

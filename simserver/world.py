@@ -24,7 +24,7 @@ from simserver.config.loader import motor_mechanisms
 from simserver.config.model import Config, EncoderConfig, SwitchConfig
 from simserver.fieldinfo import field_size
 from simserver.models.api import Drawing, Model
-from simserver.models.battery import Battery
+from simserver.models.battery import Battery, Source
 from simserver.models.controller import MotorController
 from simserver.models.differential import DifferentialDrive, Electrical
 from simserver.models.motor import motor_by_name
@@ -180,8 +180,10 @@ class World:
         self._joint_zero = {n: self._joint(m)[0] for n, m in self._enc_mech.items()}
         self.compressor_current = 0.0
         self.mechanism_supply = 0.0
+        self._lagged_supply = 0.0
         self.bus_voltage = self.battery.voltage
         self.motor_currents = {name: 0.0 for name in self.cfg.motors}
+        self.applied_voltage = {name: 0.0 for name in self.cfg.motors}
         for ctrl in self.controllers.values():
             ctrl.reset()
         if self.pneumatics is not None:
@@ -243,18 +245,28 @@ class World:
                                            not self.battery.brownout)
         return out.voltage
 
-    def motor_current(self, name: str, stator_current: float, motor_speed: float) -> None:
-        """Report the stator current of one of motor ``name``'s motors after the substep, A;
-        the supply current it draws joins the battery load."""
+    def motor_coasting(self, name: str) -> bool:
+        """Whether motor ``name``'s controller output coasts (windings open) this substep."""
+        out = self.controllers[name].output
+        return out is not None and out.coasting
+
+    def motor_current(self, name: str, stator_current: float, motor_speed: float,
+                      voltage: float | None = None) -> None:
+        """Report the stator current of one of motor ``name``'s motors after the substep, A,
+        and the terminal voltage actually applied if it differs from the controller's; the
+        supply current ``I·V/V_bus`` it draws joins the battery load."""
         ctrl = self.controllers[name]
         count = self.cfg.motors[name].count
         out = ctrl.output
         if out is None or out.coasting:
             self.motor_currents[name] = 0.0
+            self.applied_voltage[name] = 0.0
             return
+        volts = out.voltage if voltage is None else voltage
+        self.applied_voltage[name] = volts
         self.motor_currents[name] = count * stator_current
         if self.bus_voltage > 0.0:
-            self.mechanism_supply += count * stator_current * out.voltage / self.bus_voltage
+            self.mechanism_supply += count * stator_current * volts / self.bus_voltage
 
     def set_motor(self, name: str, duty: float) -> None:
         """Set a motor's duty cycle, already validated to [-1, 1]."""
@@ -302,8 +314,7 @@ class World:
                 out_r = ctrl_r.apply(dr, self.bus_voltage, st.v_right * to_motor, h, enabled)
                 eff_l, eff_r = out_l.duty, out_r.duty
                 drive.coast = (out_l.coasting, out_r.coasting)
-            elec = drive.step(h, eff_l, eff_r,
-                              battery.source(self.mechanism_supply + self.compressor_current))
+            elec = drive.step(h, eff_l, eff_r, self._source())
             self.bus_voltage = elec.bus_voltage
             self._collide()
             for name, enc in self.encoders.items():
@@ -318,9 +329,14 @@ class World:
                     self.pneumatics.set_solenoid(cname, self.solenoids[cyl.solenoid])
                 self.compressor_current = self.pneumatics.step(h, self.bus_voltage)
             self.mechanism_supply = 0.0
+            lagged = 0.0
             for name, mech in self.mechanisms.items():
                 if name not in self.failed:
+                    before = self.mechanism_supply
                     self._step_mechanism(name, mech, h)
+                    if getattr(mech, "load", None) is None:
+                        lagged += self.mechanism_supply - before
+            self._lagged_supply = lagged
             battery.update(elec.supply_current + self.mechanism_supply + self.compressor_current,
                            h)
             peak = max(abs(elec.current_left), abs(elec.current_right))
@@ -350,6 +366,20 @@ class World:
             raise ModelBuildError(path, f"model type {type_name!r} (from {mt.source}) built a "
                                         f"{type(model).__name__} without {', '.join(missing)}()")
         return model
+
+    def _source(self) -> Source:
+        """The battery as the drivetrain sees it: other loads included, those that are linear in
+        the bus voltage (steady-state motors) solved with it, so their sag is felt in the same
+        substep; plugins without ``load()`` and the compressor count at their last current."""
+        conductance, other = 0.0, self.compressor_current + self._lagged_supply
+        if not self.battery.brownout:
+            for name, mech in self.mechanisms.items():
+                load = getattr(mech, "load", None)
+                if load is not None and name not in self.failed:
+                    g, i0 = load(self)
+                    conductance += g
+                    other += i0
+        return self.battery.source_with(conductance, other)
 
     def _step_mechanism(self, name: str, mech: Model, h: float) -> None:
         try:

@@ -498,9 +498,9 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
                                       f"a {sensed.type!r} mechanism has no position to sense"))
         elif sw.position[0] != joint:
             issues.append(ConfigIssue(f"switches.{name}.position",
-                                      f"mechanism {sw.mechanism!r} moves through "
-                                      f"{units.article(joint)}s: give {units.article(joint)} "
-                                      f"such as {units.example(joint)}"))
+                                      f"mechanism {sw.mechanism!r} has {units.article(joint)} "
+                                      f"position: give {units.article(joint)} such as "
+                                      f"{units.example(joint)}"))
     for name in cfg.motors:
         if name in cfg.solenoids:
             issues.append(ConfigIssue(

@@ -126,9 +126,16 @@ class RobotView(Protocol):
         voltage across each motor's terminals, V. ``motor_speed``: shaft speed, rad/s."""
         ...
 
-    def motor_current(self, name: str, stator_current: float, motor_speed: float) -> None:
+    def motor_coasting(self, name: str) -> bool:
+        """Whether motor ``name``'s controller left the windings open this substep (coast at
+        zero output): the model must then apply no motor torque."""
+        ...
+
+    def motor_current(self, name: str, stator_current: float, motor_speed: float,
+                      voltage: float | None = None) -> None:
         """Report one motor's stator current after the substep, A, so its supply current
-        loads the battery and ``/simserver/currents/<name>`` shows it."""
+        loads the battery and ``/simserver/currents/<name>`` shows it; ``voltage``: the
+        terminal voltage actually applied, when the model changed it."""
         ...
 
 

@@ -175,6 +175,19 @@ class Battery:
         drawn = self.background_current + other_current
         return Source(self.open_voltage - self.resistance * drawn, self.resistance)
 
+    def source_with(self, conductance: float, other_current: float) -> Source:
+        """The Thevenin source a load sees when the other loads draw
+        ``conductance·V_bus + other_current`` A (linear in the bus voltage, as motors are):
+        solving ``V = V_oc − R·(I_bg + g·V + I_o)`` gives ``V_oc' = (V_oc − R·(I_bg + I_o)) /
+        (1 + R·g)`` behind ``R' = R / (1 + R·g)``. A tripped breaker gives a dead source.
+        """
+        if self.breaker_tripped:
+            return Source(0.0, 0.0)
+        scale = 1.0 / (1.0 + self.resistance * conductance)
+        drawn = self.background_current + other_current
+        return Source((self.open_voltage - self.resistance * drawn) * scale,
+                      self.resistance * scale)
+
     def reset_breaker(self) -> None:
         """Close a tripped main breaker; its remaining heat is kept."""
         if self.breaker_tripped:

@@ -176,7 +176,7 @@ MALFORMED = [
     pytest.param(edit("count = 2", "count = 9"), "motors.left.count",
                  ["must be 1 ≤ value ≤ 8", "got 9"], id="count-range"),
     pytest.param(edit("count = 2", "count = 1"), "drivetrain",
-                 ["left (1× CIM) and right (2× CIM)", "same motor type and count"],
+                 ["left (1× CIM) and right (2× CIM)", "same motor type, count and inductance"],
                  id="unequal-sides"),
     pytest.param(edit('[encoders.left]\nmotor = "left"', '[encoders.left]\nmotor = "lft"'),
                  "encoders.left.motor", ["no motor named 'lft'", "did you mean 'left'"],

@@ -262,6 +262,15 @@ class Linear:
         self.model = LinearMotion(c.speed, c.min_position, c.max_position, c.start_position)
         self.start = c.start_position
         self.geometry = (0.0, 1.0)
+        lo = c.min_position if c.min_position is not None else min(0.0, c.start_position)
+        hi = c.max_position if c.max_position is not None else max(1.0, c.start_position)
+        self._span = (lo, hi)
+
+    def drawing(self) -> Drawing:
+        lo, hi = self._span
+        length = max(self.model.position - lo, 0.01)
+        return Drawing(hi - lo + 0.2, 0.4, {"base": (0.1, 0.2)},
+                       (Ligament("slide", length, 0.0, weight=10, color="#80FF80"),))
 
     def reset(self) -> None:
         self.model.reset(position=self.start)
@@ -298,7 +307,8 @@ _STOPS = (OutputSpec("at_lower", "boolean", "", "Resting on the lower hard stop.
 _MOTOR = (InputSpec("motor", "motor", "The motor output driving it."),)
 
 ELEVATOR = ModelType(
-    name="elevator", config=ElevatorConfig, create=_elevator, joint="length", inputs=_MOTOR,
+    name="elevator", mechanism2d=True,
+    config=ElevatorConfig, create=_elevator, joint="length", inputs=_MOTOR,
     doc="Carriage on a drum: motor, gearing, gravity, hard stops and soft limits; exact "
         "between stops (matrix exponential), stops found to the instant.",
     outputs=(OutputSpec("height", "double", "m", "Carriage height."),
@@ -307,7 +317,8 @@ ELEVATOR = ModelType(
     check=_check_limits("min_height", "max_height"),
 )
 ARM = ModelType(
-    name="arm", config=ArmConfig, create=_arm, joint="angle", inputs=_MOTOR,
+    name="arm", mechanism2d=True,
+    config=ArmConfig, create=_arm, joint="angle", inputs=_MOTOR,
     doc="Single-jointed arm: gravity with the centre of gravity anywhere along it, hard stops, "
         "soft limits; exponential integrator, stable with winding inductance.",
     outputs=(OutputSpec("angle", "double", "deg", "Arm angle from horizontal, up positive."),
@@ -315,13 +326,15 @@ ARM = ModelType(
     check=_check_limits("min_angle", "max_angle"),
 )
 FLYWHEEL = ModelType(
-    name="flywheel", config=FlywheelConfig, create=_flywheel, joint="angle", inputs=_MOTOR,
+    name="flywheel", mechanism2d=True,
+    config=FlywheelConfig, create=_flywheel, joint="angle", inputs=_MOTOR,
     doc="Flywheel or any rotating load: a moment of inertia on a motor; exact.",
     outputs=(OutputSpec("velocity", "double", "rad/s", "Angular velocity."),
              OutputSpec("rpm", "double", "rpm", "Angular velocity in revolutions per minute.")),
 )
 LINEAR = ModelType(
-    name="linear", config=LinearConfig, create=lambda _n, c, _cfg: Linear(c.motor, c),
+    name="linear", mechanism2d=True,
+    config=LinearConfig, create=lambda _n, c, _cfg: Linear(c.motor, c),
     joint="length", inputs=_MOTOR,
     doc="pyfrc LinearMotion: position moves at duty × speed between optional ends.",
     outputs=(OutputSpec("position", "double", "m", "Position."),

@@ -154,7 +154,8 @@ def model_types_text() -> str:
 def protocol_reference() -> str:
     """Markdown reference of every NetworkTables topic."""
     specs = topics.contract(["<motor>"], ["<solenoid>"], {"<encoder>": None}, None,
-                            topics.extra_specs(["<switch>"], True, ["<cylinder>"]))
+                            [*topics.extra_specs(["<switch>"], True, ["<cylinder>"]),
+                             topics.mechanism2d_topic("<mechanism>")])
     generic = [OutputSpec("<output>", "double", "declared", "Each output the mechanism's type "
                           "declares (double, boolean, int or double[]; `simserver models`).")]
     specs += [topics.mechanism_topic("<mechanism>", o) for o in generic]

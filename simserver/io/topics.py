@@ -145,14 +145,25 @@ def contract_for(cfg: Config) -> list[TopicSpec]:
     """Every topic of the robot in ``cfg``."""
     reg = registry()
     mechanisms = {}
+    drawings = []
     for name, section in cfg.mechanisms.items():
         mt = reg.get("mechanism", section.type)
         if mt is not None:
             mechanisms[name] = list(mt.outputs)
+            if mt.mechanism2d:
+                drawings.append(mechanism2d_topic(name))
     return contract(list(cfg.motors), list(cfg.solenoids),
                     {n: e.unit for n, e in cfg.encoders.items()}, mechanisms,
                     extra_specs(list(cfg.switches), cfg.pneumatics is not None,
-                                list(cfg.cylinders)))
+                                list(cfg.cylinders)) + drawings)
+
+
+def mechanism2d_topic(mechanism: str) -> TopicSpec:
+    """The ``.type`` topic of a mechanism's Mechanism2d table (the table WPILib publishes)."""
+    return TopicSpec(f"/SmartDashboard/{mechanism}/.type", "string", "out", "",
+                     "\"Mechanism2d\": the mechanism drawn as WPILib's Mechanism2d publishes it "
+                     "(`dims`, roots `<root>/x|y`, ligaments with `angle` deg, `length` m, "
+                     "`weight`, `color`).")
 
 
 def mechanism_topic(mechanism: str, out: OutputSpec) -> TopicSpec:

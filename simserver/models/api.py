@@ -166,7 +166,8 @@ class ModelType:
     "drivetrain" (``[drivetrain]``). check: optional cross-reference check of the whole config,
     returning (key, message) pairs for problems. joint: "length" or "angle" when the model's
     ``joint()`` returns (position, velocity) of a linear or rotary output, so encoders and
-    limit switches can be attached to it; "" for none.
+    limit switches can be attached to it; "" for none. mechanism2d: the model has ``drawing()``
+    (a Mechanism2d at ``/SmartDashboard/<name>``).
     """
 
     name: str
@@ -178,6 +179,7 @@ class ModelType:
     outputs: Sequence[OutputSpec] = ()
     check: Callable[[Any, Any], list[tuple[str, str]]] | None = None
     joint: str = ""
+    mechanism2d: bool = False
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:

@@ -18,14 +18,14 @@ import math
 import numpy as np
 
 
-def _e1(x: float) -> float:
+def e1(x: float) -> float:
     """(e^x - 1) / x, accurate near 0."""
     if abs(x) < 1e-5:
         return 1.0 + x * (0.5 + x / 6.0)
     return math.expm1(x) / x
 
 
-def _e2(x: float) -> float:
+def e2(x: float) -> float:
     """(e^x - 1 - x) / x², accurate near 0."""
     if abs(x) < 0.1:
         # Horner form of 1/2 + x/6 + x²/24 + ... + x^7/362880 (truncation < 1e-13 here).
@@ -54,10 +54,10 @@ class AffineStep:
         x1, x2 = l1 * h, l2 * h
         # f(A) = f(l2) I + f[l1, l2] (A - l2 I) for each function f.
         fe2, fe = math.exp(x2), (math.exp(x1) - math.exp(x2)) / delta
-        f12 = h * _e1(x2)
-        f1 = h * (_e1(x1) - _e1(x2)) / delta
-        f22 = h * h * _e2(x2)
-        f2 = h * h * (_e2(x1) - _e2(x2)) / delta
+        f12 = h * e1(x2)
+        f1 = h * (e1(x1) - e1(x2)) / delta
+        f22 = h * h * e2(x2)
+        f2 = h * h * (e2(x1) - e2(x2)) / delta
         am, dm = a - l2, d - l2
         self.e00, self.e01, self.e10, self.e11 = fe2 + fe * am, fe * b, fe * c_, fe2 + fe * dm
         p00, p01, p10, p11 = f12 + f1 * am, f1 * b, f1 * c_, f12 + f1 * dm

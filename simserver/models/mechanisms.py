@@ -54,7 +54,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from simserver.models.linear import expm
+from simserver.models.linear import e1, e2, expm
 from simserver.models.motor import MotorSpec
 
 GRAVITY = 9.80665  # m/s², standard gravity
@@ -64,29 +64,14 @@ _MAX_EVENTS = 16  # stop/leave events handled within one substep before holding 
 _ETD_CACHE = 8  # substep lengths whose ETDRK4 coefficients an Arm keeps
 
 
-def _e1(x: float) -> float:
-    """(e^x − 1)/x, accurate near 0."""
-    if abs(x) < 1e-5:
-        return 1.0 + x * (0.5 + x / 6.0)
-    return math.expm1(x) / x
-
-
-def _e2(x: float) -> float:
-    """(e^x − 1 − x)/x², accurate near 0."""
-    if abs(x) < 0.1:
-        return 0.5 + x * (1 / 6 + x * (1 / 24 + x * (1 / 120 + x * (
-            1 / 720 + x * (1 / 5040 + x * (1 / 40320 + x / 362880))))))
-    return (math.expm1(x) - x) / (x * x)
-
-
 def _phi_r(k: int, lam: float, t: float) -> float:
     """e^{λt}, ∫₀ᵗe^{λs}ds, ∫₀ᵗ∫₀ˢe^{λu}du ds for k = 0, 1, 2 (real λ)."""
     x = lam * t
     if k == 0:
         return math.exp(x)
     if k == 1:
-        return t * _e1(x)
-    return t * t * _e2(x)
+        return t * e1(x)
+    return t * t * e2(x)
 
 
 def _phi_c(k: int, lam: complex, t: float) -> complex:
@@ -392,9 +377,9 @@ class _LinearDriven(_Driven):
         if self._L == 0.0:
             beta = (self._f + self._kI * v / self._R) / self._J
             x = -self._alpha * t
-            e1 = t * _e1(x)
-            w = w0 * math.exp(x) + beta * e1
-            q = q0 + w0 * e1 + beta * t * t * _e2(x)
+            g1 = t * e1(x)
+            w = w0 * math.exp(x) + beta * g1
+            q = q0 + w0 * g1 + beta * t * t * e2(x)
             return q, w, (v - self._c * w / self._kv) / self._R
         m = self._mats.get(t) if cached else None
         if m is None:

@@ -23,18 +23,20 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks import latency, throughput
+    from benchmarks import latency, pacing, throughput
     from benchmarks._common import machine_info, machine_line
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import latency  # type: ignore
+    import pacing  # type: ignore
     import throughput  # type: ignore
     from _common import machine_info, machine_line  # type: ignore
 
-FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20}
-QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10}
+FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0}
+QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0}
 
 
-def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float) -> str:
+def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
+                    pace: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, both sections."""
     lines = [
         "# simserver benchmark figures",
@@ -56,6 +58,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float) -> str:
         latency.format_markdown(lat).rstrip(),
         "",
     ]
+    if pace is not None:
+        lines += ["## Real-time pacing", "", pacing.format_markdown(pace).rstrip(), ""]
     return "\n".join(lines)
 
 
@@ -79,11 +83,15 @@ def main(argv: list[str] | None = None) -> int:
     print(flush=True)
     lat = latency.measure_latency(int(p["switches"]), int(p["warmup"]))
     print(latency.format_table(lat), flush=True)
+    print(flush=True)
+    pace = pacing.measure_pacing(p["pacing"])
+    print(pacing.format_table(pace), flush=True)
     elapsed = time.perf_counter() - start
     print(f"\nTotal: {elapsed:.0f} s")
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed), encoding="utf-8")
+        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace),
+                               encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0
 

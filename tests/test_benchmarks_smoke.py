@@ -70,3 +70,10 @@ def test_run_all_quick_prints_throughput_and_latency_tables(tmp_path):
     assert "Machine: " in md
     assert "| simserver World |" in md
     assert "| simserver: motor set → encoder Δv |" in md
+    # Pacing: both loops reported, with a drift figure (ms per minute) as a number.
+    assert "Pacing:" in out, out
+    for label in ("simserver Session (absolute deadlines)",
+                  "reference: sleep(tick) after each tick"):
+        m = re.search(re.escape(label) + r"\s+(-?[\d.]+)\s+([\d.]+)\s+([\d.]+)", out)
+        assert m, f"no pacing row for {label}:\n{out}"
+    assert "## Real-time pacing" in md

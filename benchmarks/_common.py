@@ -79,3 +79,18 @@ def summarize(values: Sequence[float], higher_is_better: bool = True) -> dict[st
     """Best and median of repeated measurements."""
     best = max(values) if higher_is_better else min(values)
     return {"best": best, "median": statistics.median(values)}
+
+
+def text_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Lines of a plain-text table: first column left-aligned, the rest right-aligned, a rule
+    under the header."""
+    table = [list(head), *[list(r) for r in rows]]
+    widths = [max(len(r[i]) for r in table) for i in range(len(head))]
+    lines = []
+    for n, row in enumerate(table):
+        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
+                                                                         strict=True)]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return lines

@@ -73,9 +73,9 @@ from simserver.config.loader import load_default
 from simserver.io import topics
 
 try:
-    from benchmarks._common import machine_info, machine_line
+    from benchmarks._common import machine_info, machine_line, text_table
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
-    from _common import machine_info, machine_line  # type: ignore
+    from _common import machine_info, machine_line, text_table  # type: ignore
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -467,15 +467,8 @@ def _context_lines(res: dict[str, Any]) -> list[str]:
 
 def format_table(res: dict[str, Any]) -> str:
     """The plain-text table printed to stdout."""
-    rows = [_HEAD, *_rows(res)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEAD))]
-    lines = [_title(res), f"Machine: {machine_line(res['machine'])}", ""]
-    for n, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
-                                                                         strict=True)]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = [_title(res), f"Machine: {machine_line(res['machine'])}", "",
+             *text_table(_HEAD, _rows(res))]
     lines += ["", *_context_lines(res)]
     return "\n".join(lines)
 

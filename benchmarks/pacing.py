@@ -18,18 +18,14 @@ import argparse
 import statistics
 import sys
 import time
-from importlib import resources
 
+try:
+    from benchmarks._common import bundled_script, text_table
+except ImportError:  # run as a script: benchmarks/ itself is on sys.path
+    from _common import bundled_script, text_table  # type: ignore
 from simserver.config.loader import load_default
-from simserver.io.scripted import load_script
 from simserver.session import RunOptions, Session
 from simserver.world import World
-
-
-def _script(cfg):  # type: ignore[no-untyped-def]
-    path = resources.files("simserver.data").joinpath("s_curve.csv")
-    with resources.as_file(path) as p:
-        return load_script(p, list(cfg.motors), list(cfg.solenoids))
 
 
 def _summary(errors: list[float], seconds: float) -> dict:
@@ -50,7 +46,7 @@ def measure_pacing(seconds: float = 30.0) -> dict:
     """Run ``seconds`` of real time each way; return the summaries."""
     cfg = load_default()
     errors: list[float] = []
-    session = Session(cfg, RunOptions(fast=False, duration=seconds, script=_script(cfg),
+    session = Session(cfg, RunOptions(fast=False, duration=seconds, script=bundled_script(cfg),
                                       record=False))
     start = [0.0]
 
@@ -64,7 +60,7 @@ def measure_pacing(seconds: float = 30.0) -> dict:
     ours = _summary(errors, seconds)
 
     world = World(cfg)
-    script = _script(cfg)
+    script = bundled_script(cfg)
     tick = session.tick
     naive: list[float] = []
     t0 = time.monotonic()
@@ -86,14 +82,11 @@ ROWS = (("ours", "simserver Session (absolute deadlines)"),
 
 def format_table(res: dict) -> str:
     """Plain-text table."""
-    out = [f"Pacing: kitbot S-curve in real time, {res['seconds']:.0f} s, tick "
-           f"{res['tick_ms']:.0f} ms (error = wall − simulated time)",
-           f"{'loop':<42}{'drift ms/min':>13}{'p50 ms':>9}{'max ms':>9}"]
-    for key, label in ROWS:
-        r = res[key]
-        out.append(f"{label:<42}{r['drift_ms_per_min']:>13.2f}{r['p50_ms']:>9.2f}"
-                   f"{r['max_ms']:>9.2f}")
-    return "\n".join(out)
+    rows = [[label, f"{res[k]['drift_ms_per_min']:.2f}", f"{res[k]['p50_ms']:.2f}",
+             f"{res[k]['max_ms']:.2f}"] for k, label in ROWS]
+    return "\n".join([f"Pacing: kitbot S-curve in real time, {res['seconds']:.0f} s, tick "
+                      f"{res['tick_ms']:.0f} ms (error = wall − simulated time)",
+                      *text_table(("loop", "drift ms/min", "p50 ms", "max ms"), rows)])
 
 
 def format_markdown(res: dict) -> str:

@@ -66,9 +66,21 @@ from simserver.io.scripted import Script
 from simserver.world import World
 
 try:
-    from benchmarks._common import bundled_script, machine_info, machine_line, summarize
+    from benchmarks._common import (
+        bundled_script,
+        machine_info,
+        machine_line,
+        summarize,
+        text_table,
+    )
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
-    from _common import bundled_script, machine_info, machine_line, summarize  # type: ignore
+    from _common import (  # type: ignore
+        bundled_script,
+        machine_info,
+        machine_line,
+        summarize,
+        text_table,
+    )
 
 TARGET_REALTIME = 100.0  # spec: at least 100× real time
 TARGET_RATIO = 1.0  # spec: at least as fast as WPILib's drivetrain model
@@ -301,15 +313,8 @@ def _pose(p: tuple[float, float, float]) -> str:
 
 def format_table(res: dict[str, Any]) -> str:
     """The plain-text table printed to stdout."""
-    rows = [_HEAD, *_rows(res)]
-    widths = [max(len(r[i]) for r in rows) for i in range(len(_HEAD))]
-    lines = [_title(res), f"Machine: {machine_line(res['machine'])}", ""]
-    for n, row in enumerate(rows):
-        cells = [row[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(row[1:], widths[1:],
-                                                                         strict=True)]
-        lines.append("  ".join(cells).rstrip())
-        if n == 0:
-            lines.append("  ".join("-" * w for w in widths))
+    lines = [_title(res), f"Machine: {machine_line(res['machine'])}", "",
+             *text_table(_HEAD, _rows(res))]
     lines += [
         "",
         f"Per-tick loop + script.at alone (included in both rows): "

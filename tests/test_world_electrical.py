@@ -18,6 +18,7 @@ from simserver.models.battery import breaker_trip_time
 from simserver.models.motor import motor_by_name
 from simserver.models.pneumatics import ATMOSPHERIC_PRESSURE, GAS_CONSTANT, PSI, TANK_VOLUME
 from simserver.world import World
+from tests.worlds import ARM, LIFT, make_world
 
 H = 0.005  # s: the kitbot's substep (sim.substep = "5 ms")
 V_NOM = 12.7  # V: kitbot battery nominal_voltage
@@ -40,24 +41,7 @@ stator_limit = "30 A"
 [motors.shooter]
 type = "Falcon 500"
 neutral = "coast"
-
-[mechanisms.lift]
-type = "elevator"
-motor = "lift"
-gearing = 10
-drum_radius = "1 in"
-carriage_mass = "8 kg"
-max_height = "1.2 m"
-
-[mechanisms.arm]
-type = "arm"
-motor = "shoulder"
-gearing = 60
-length = "0.6 m"
-mass = "3 kg"
-min_angle = "-80 deg"
-max_angle = "100 deg"
-
+""" + LIFT + ARM + """
 [mechanisms.shooter]
 type = "flywheel"
 motor = "shooter"
@@ -66,20 +50,7 @@ moment_of_inertia = "0.002 kg*m^2"
 """
 
 # An arm already resting on its upper stop: driven up, it stays stalled from the first substep.
-STALLED_ARM = """
-[motors.shoulder]
-type = "NEO"
-
-[mechanisms.arm]
-type = "arm"
-motor = "shoulder"
-gearing = 60
-length = "0.6 m"
-mass = "3 kg"
-min_angle = "-80 deg"
-max_angle = "100 deg"
-start_angle = "100 deg"
-"""
+STALLED_ARM = '\n[motors.shoulder]\ntype = "NEO"\n' + ARM + 'start_angle = "100 deg"\n'
 
 PNEUMATICS = """
 [pneumatics]
@@ -111,10 +82,6 @@ def drive_motor_keys(extra: str) -> list[tuple[str, str]]:
     return [(f'[motors.{side}]\ntype = "CIM"\ncount = 2',
              f'[motors.{side}]\ntype = "CIM"\ncount = 2\n{extra}')
             for side in ("left", "right")]
-
-
-def make_world(extra: str = "", base: str | None = None) -> World:
-    return World(loads((default_config_text() if base is None else base) + extra))
 
 
 def config_error(text: str) -> ConfigError:
@@ -262,15 +229,7 @@ def test_brownout_cuts_every_output_and_recovers_only_above_7_5_volts():
 type = "Kraken X60"
 count = 2
 neutral = "coast"
-
-[mechanisms.lift]
-type = "elevator"
-motor = "lift"
-gearing = 10
-drum_radius = "1 in"
-carriage_mass = "8 kg"
-max_height = "1.2 m"
-""", base)
+""" + LIFT, base)
     for name in ("left", "right", "lift"):
         world.set_motor(name, 1.0)
     was_brownout = world.snapshot().brownout

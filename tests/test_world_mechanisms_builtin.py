@@ -16,39 +16,15 @@ from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.models.mechanisms import GRAVITY
 from simserver.models.motor import motor_by_name
 from simserver.world import World
+from tests.worlds import ARM as ARM_MECHANISM
+from tests.worlds import LIFT, TWO_KRAKENS, make_world
 
 H = 0.005  # s: the kitbot's substep
 RADIUS = 0.0254  # m: the elevator's "1 in" drum
 REL = 1e-9  # float rounding through a few products: far below any physical effect
 
-ELEVATOR = """
-[motors.lift]
-type = "Kraken X60"
-count = 2
-
-[mechanisms.lift]
-type = "elevator"
-motor = "lift"
-gearing = 10
-drum_radius = "1 in"
-carriage_mass = "8 kg"
-max_height = "1.2 m"
-"""
-
-ARM = """
-[motors.shoulder]
-type = "NEO"
-count = 2
-
-[mechanisms.arm]
-type = "arm"
-motor = "shoulder"
-gearing = 60
-length = "0.6 m"
-mass = "3 kg"
-min_angle = "-80 deg"
-max_angle = "100 deg"
-"""
+ELEVATOR = TWO_KRAKENS + LIFT
+ARM = '\n[motors.shoulder]\ntype = "NEO"\ncount = 2\n' + ARM_MECHANISM
 
 FLYWHEEL = """
 [motors.shooter]
@@ -62,10 +38,6 @@ motor = "shooter"
 gearing = 1.5
 moment_of_inertia = "0.002 kg*m^2"
 """
-
-
-def make_world(extra: str) -> World:
-    return World(loads(default_config_text() + extra))
 
 
 def config_error(extra: str) -> ConfigError:

@@ -69,8 +69,6 @@ class ControllerOutput:
     supply_limited: bool = False
 
 
-Output = ControllerOutput
-
 
 def _supply_root(emf: float, p: float) -> float:
     """Positive root of ``V² - emf·V - p = 0`` (p ≥ 0), free of cancellation, V."""

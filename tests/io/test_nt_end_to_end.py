@@ -15,6 +15,7 @@ import pytest
 from wpimath.geometry import Pose2d
 
 from tests.ntutil import FAST, SimserverProcess, client, free_port, wait_for
+from tests.worlds import LIFT, TWO_KRAKENS
 
 pytestmark = pytest.mark.network
 
@@ -250,19 +251,7 @@ def test_scripted_inputs_with_serve_still_publish_for_dashboards(tmp_path):
         proc.close()
 
 
-MECHANISMS = '''
-[motors.lift]
-type = "Kraken X60"
-count = 2
-
-[mechanisms.lift]
-type = "elevator"
-motor = "lift"
-gearing = 10
-drum_radius = "1 in"
-carriage_mass = "8 kg"
-max_height = "1.2 m"
-
+MECHANISMS = TWO_KRAKENS + LIFT + '''
 [switches.lift_bottom]
 mechanism = "lift"
 position = "0.01 m"

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simserver.models.controller import ControllerOutput, MotorController, Output
+from simserver.models.controller import ControllerOutput, MotorController
 from simserver.models.motor import motor_by_name
 
 NEO = motor_by_name("NEO")
@@ -263,8 +263,7 @@ def test_power_balance_bus_equals_terminals(duty, bus, speed, stator, supply, co
     assert bus * i_supply == pytest.approx(out.voltage * i_stator, rel=1e-12, abs=1e-300)
 
 
-def test_output_alias_and_validation():
-    assert Output is ControllerOutput
+def test_invalid_parameters_are_refused():
     with pytest.raises(ValueError, match="brake"):
         MotorController(NEO, neutral="hold")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="≥ 0"):

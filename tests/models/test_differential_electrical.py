@@ -1,5 +1,6 @@
-"""The physical drivetrain with winding inductance, against an independent fine-step reference
-of the same linear ODE, and against the inductance-free model as L → 0."""
+"""The physical drivetrain's electrical options: winding inductance (against an independent
+fine-step reference of the same linear ODE, and the inductance-free model as L → 0) and
+coasting (open windings)."""
 
 from __future__ import annotations
 
@@ -89,3 +90,40 @@ def test_current_rises_with_the_electrical_time_constant():
     # the robot has barely moved, so back-EMF is tiny).
     expected = 12.0 / CIM.R * (1 - np.exp(-0.001 / tau))
     assert elec.current_left / 2 == pytest.approx(expected, rel=2e-3)
+
+
+def test_coasting_sides_keep_their_speed_and_braking_sides_slow_down():
+    """Open windings exert no force at all (no friction is modelled), so a coasting robot keeps
+    its speed exactly; shorted windings (brake) decay it."""
+    p = params(0.0)
+    coasting = DifferentialDrive(p, PhysicalLongitudinal(p))
+    braking = DifferentialDrive(p, PhysicalLongitudinal(p))
+    for drive in (coasting, braking):
+        for _ in range(200):
+            drive.step(0.005, 0.5, 0.5, SOURCE)
+    v0 = coasting.state.v_left
+    coasting.coast = (True, True)
+    for _ in range(100):
+        elec = coasting.step(0.005, 0.0, 0.0, SOURCE)
+        braking.step(0.005, 0.0, 0.0, SOURCE)
+    assert coasting.state.v_left == v0 and coasting.state.v_right == v0
+    assert elec.current_left == 0.0 and elec.supply_current == 0.0
+    assert braking.state.v_left < 0.1 * v0
+
+
+def test_neutral_coast_in_config_reaches_the_drivetrain():
+    from simserver.config.loader import default_config_text, loads
+    from simserver.world import World
+
+    text = default_config_text()
+    for side in ("left", "right"):
+        text = text.replace(f'[motors.{side}]\ntype = "CIM"\ncount = 2',
+                            f'[motors.{side}]\ntype = "CIM"\ncount = 2\nneutral = "coast"')
+    world = World(loads(text))
+    world.set_motor("left", 0.5)
+    world.set_motor("right", 0.5)
+    world.step(1.0)
+    v0 = world.snapshot().wheel_speeds[0]
+    world.zero_inputs()
+    world.step(0.5)
+    assert world.snapshot().wheel_speeds[0] == v0  # rolls on, as a coasting robot does

@@ -1,0 +1,36 @@
+"""Config fragments and world builders shared by the world-level tests (the bundled kitbot plus
+mechanisms)."""
+
+from __future__ import annotations
+
+from simserver.config.loader import default_config_text, loads
+from simserver.world import World
+
+# The elevator and arm tables used across tests; each test adds the motor table it needs.
+LIFT = """
+[mechanisms.lift]
+type = "elevator"
+motor = "lift"
+gearing = 10
+drum_radius = "1 in"
+carriage_mass = "8 kg"
+max_height = "1.2 m"
+"""
+
+ARM = """
+[mechanisms.arm]
+type = "arm"
+motor = "shoulder"
+gearing = 60
+length = "0.6 m"
+mass = "3 kg"
+min_angle = "-80 deg"
+max_angle = "100 deg"
+"""
+
+TWO_KRAKENS = '\n[motors.lift]\ntype = "Kraken X60"\ncount = 2\n'
+
+
+def make_world(extra: str = "", base: str | None = None) -> World:
+    """A World of ``base`` (default: the bundled kitbot) plus the TOML in ``extra``."""
+    return World(loads((default_config_text() if base is None else base) + extra))

@@ -48,7 +48,10 @@ class Pneumatics:
 
 @dataclass
 class Snapshot:
-    """Everything published after a tick. Units: s, m, rad, m/s, rad/s, V, A."""
+    """Everything published after a tick. Units: s, m, rad, m/s, rad/s, V, A.
+
+    wall_hits counts separate wall contacts since reset (a contact lasting several substeps
+    is one hit); touching_wall is whether the robot touched a wall in the last substep."""
 
     time: float
     x: float
@@ -73,6 +76,8 @@ class Snapshot:
     breaker_tripped: bool = False
     switches: dict[str, bool] = field(default_factory=dict)
     pneumatics: Pneumatics | None = None
+    wall_hits: int = 0
+    touching_wall: bool = False
 
 
 log = logging.getLogger("simserver.world")
@@ -174,6 +179,8 @@ class World:
         self.peak_current = 0.0
         self.min_voltage = self.battery.voltage
         self.distance = 0.0
+        self.wall_hits = 0
+        self.touching_wall = False
         self.failed: dict[str, str] = {}
         for mech in self.mechanisms.values():
             mech.reset()
@@ -393,13 +400,18 @@ class World:
         st = self.drive.state
         walls, reach = self.walls, self._reach
         if reach < st.x < walls.length - reach and reach < st.y < walls.width - reach:
+            self.touching_wall = False
             return
         vx_b = self.drive.v_forward
         c, s = math.cos(st.heading), math.sin(st.heading)
         body = Body(st.x, st.y, st.heading, vx_b * c - st.v_lat * s, vx_b * s + st.v_lat * c,
                     self.drive.omega)
-        if walls.resolve(body, self._half_l, self._half_w, self.params.mass,
-                         self.params.moment_of_inertia):
+        touched = walls.resolve(body, self._half_l, self._half_w, self.params.mass,
+                                self.params.moment_of_inertia)
+        if touched and not self.touching_wall:
+            self.wall_hits += 1
+        self.touching_wall = touched
+        if touched:
             # Wheels roll without slipping: the push-back along the heading undoes wheel travel.
             along = (body.x - st.x) * c + (body.y - st.y) * s
             st.s_left += along
@@ -473,4 +485,5 @@ class World:
                 self.pneumatics.pressure_psi, self.pneumatics.compressor_running,
                 self.compressor_current,
                 {n: self.pneumatics.extension(n) for n in self.cfg.cylinders}),
+            wall_hits=self.wall_hits, touching_wall=self.touching_wall,
         )

@@ -66,25 +66,47 @@ def main() -> None:
 @click.option("--progress/--no-progress", default=None,
               help="Progress bar for --duration runs (default: on when stderr is a terminal).")
 @click.option("--seed", type=click.IntRange(min=0), help="Override sim.seed.")
+@click.option("--enable", type=click.Choice(["autonomous", "teleop", "test"]),
+              help="Enable the robot program in this mode through the bridge "
+                   "(`robotpy sim --simserver`); --duration then counts from enabling.")
+@click.option("--lockstep/--no-lockstep", default=None,
+              help="Step the robot program's clock period by period through the bridge "
+                   "(default: the config's bridge.lockstep).")
+@click.option("--check", "check_path", type=click.Path(dir_okay=False), metavar="TOML",
+              help="Scenario file of expectations (docs/scenarios.md); exit 1 if one fails. "
+                   "Gives --enable and --duration unless they are given.")
+@click.option("--json", "json_path", type=click.Path(dir_okay=False), metavar="FILE",
+              help="Write a machine-readable summary (with the scenario's verdict).")
+@click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="CSV",
+              help="Write the pose at every tick (time, x, y, heading), exact to the bit.")
+@click.option("--wait", type=click.FloatRange(min=0, min_open=True), default=60.0,
+              show_default=True, metavar="SECONDS",
+              help="With --enable or --lockstep: how long to wait for the robot program.")
 @click.option("-v", "--verbose", count=True, help="More log output.")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         duration: float | None, inputs: str | None, plot_path: str | None,
-        summary: bool | None, progress: bool | None, seed: int | None, verbose: int,
-        quiet: bool) -> None:
+        summary: bool | None, progress: bool | None, seed: int | None, enable: str | None,
+        lockstep: bool | None, check_path: str | None, json_path: str | None,
+        trace_path: str | None, wait: float, verbose: int, quiet: bool) -> None:
     """Simulate the robot in CONFIG (default: the bundled kitbot).
 
     \b
     Examples:
       simserver run                       # beside `robotpy sim`, real time
+      simserver run simserver.toml --enable autonomous --duration 15
+      simserver run simserver.toml --lockstep --check auto-check.toml --json result.json
       simserver run robot.toml --serve 5811
       simserver run --inputs drive.csv --fast --plot run.png
     """
     import dataclasses
+    import json
 
+    from simserver.config.loader import ConfigError
     from simserver.io.nt import Endpoint, parse_hostport
     from simserver.io.scripted import ScriptError, load_script
-    from simserver.report import plot
+    from simserver.report import plot, write_trace
+    from simserver.scenario import ScenarioCheck, load_scenario
     from simserver.session import RunOptions, Session
     from simserver.world import ModelBuildError
 
@@ -94,12 +116,29 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     cfg = _load(config)
     if seed is not None:
         cfg = dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, seed=seed))
+    check = None
+    if check_path:
+        try:
+            scenario = load_scenario(check_path)
+            check = ScenarioCheck(scenario)
+        except ConfigError as exc:
+            for issue in exc.issues:
+                click.echo(issue.render(exc.source), err=True)
+            click.echo(f"{exc.source}: scenario not usable; nothing was started.", err=True)
+            sys.exit(EXIT_BAD_CONFIG)
+        enable = enable or scenario.enable
+        duration = duration or scenario.duration
+    lockstep = cfg.bridge.lockstep if lockstep is None else lockstep
+    if lockstep and serve:
+        raise click.UsageError("--lockstep connects to the robot program's bridge; it cannot "
+                               "be combined with --serve")
+    robot_link = bool(enable or lockstep)
     endpoint = None
     try:
         if serve:
             host, port = parse_hostport(serve, "127.0.0.1", 5810)
             endpoint = Endpoint("server", host, port)
-        elif server or not inputs:
+        elif server or not inputs or robot_link:
             host, port = parse_hostport(server or "localhost", "localhost", 5810)
             endpoint = Endpoint("client", host, port)
     except ValueError as exc:
@@ -113,7 +152,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
             sys.exit(EXIT_BAD_CONFIG)
         if duration is None:
             duration = script.duration
-    opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint)
+    opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint,
+                      enable=enable, lockstep=lockstep, wait=wait, check=check)
     try:
         session = Session(cfg, opts)
     except ModelBuildError as exc:
@@ -121,9 +161,14 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         sys.exit(EXIT_BAD_CONFIG)
     show_progress = progress if progress is not None else (
         duration is not None and sys.stderr.isatty())
-    mode = "as fast as possible" if fast else "in real time"
+    mode = ("in lock-step with the robot program" if lockstep else
+            "as fast as possible" if fast else "in real time")
     span = f"{duration:g} s" if duration else "until stopped (Ctrl-C)"
+    if enable:
+        span += f" after the robot program is enabled in {enable}"
     source = f"inputs from {inputs}" if inputs else "inputs from NetworkTables"
+    if lockstep:
+        source = "inputs from the bridge"
     logging.getLogger("simserver").info("simulating %s %s, %s; %s", config or "the kitbot",
                                         mode, span, source)
     if show_progress and duration is not None:
@@ -140,15 +185,37 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
             result = session.run(advance)
     else:
         result = session.run()
+    failure = session.failure
     if session.stop_requested:
         click.echo("simserver: stopped; results so far follow.", err=True)
     if summary if summary is not None else duration is not None:
         click.echo(result.table())
+    verdict = check.result() if check is not None else None
+    if verdict is not None:
+        click.echo(verdict.report())
+    if trace_path and session.trace is not None:
+        click.echo(f"trace written to {write_trace(session.trace, trace_path)}")
+    if json_path:
+        doc: dict[str, object] = {"summary": result.as_dict(), "error": failure}
+        if verdict is not None:
+            doc.update(verdict.to_json())
+        else:
+            doc["passed"] = failure is None
+        out_json = Path(json_path)
+        out_json.parent.mkdir(parents=True, exist_ok=True)
+        out_json.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+        click.echo(f"summary written to {out_json}")
     if plot_path and session.trace is not None:
         walls = session.world.walls
         out = plot(session.trace, plot_path, (walls.length, walls.width),
                    title=f"simserver: {config or 'kitbot'}")
         click.echo(f"plot written to {out}")
+    if failure is not None:
+        click.echo(f"simserver: {failure}", err=True)
+        sys.exit(1)
+    if verdict is not None and not verdict.passed:
+        sys.exit(1)
+
 
 
 @main.command()

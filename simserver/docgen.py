@@ -40,6 +40,8 @@ def _type_text(spec: Spec) -> str:
     return {
         "number": "number", "integer": "integer", "boolean": "boolean", "text": "string",
         "unit": "unit name", "motor": "motor type (`simserver motors`)",
+        "hal": "HAL device address (string" + (" or list)" if spec.choices == ("motor",)
+                                               else ")"),
     }.get(spec.kind, spec.kind)
 
 

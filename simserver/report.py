@@ -65,12 +65,30 @@ class Summary:
             ("rejected input values", f"{self.rejected_inputs}"),
         ]
 
+    def as_dict(self) -> dict[str, float | int | None]:
+        """The figures for a JSON summary (SI units, heading in degrees)."""
+        return {k: (v if not isinstance(v, float) or math.isfinite(v) else None)
+                for k, v in vars(self).items()}
+
     def table(self) -> str:
         """A plain-text two-column table."""
         rows = self.rows()
         width = max(len(k) for k, _ in rows)
         line = "-" * (width + 2 + max(len(v) for _, v in rows))
         return "\n".join([line, *(f"{k.ljust(width)}  {v}" for k, v in rows), line])
+
+
+def write_trace(trace: Trace, path: str | Path) -> Path:
+    """Write the per-tick pose trace as CSV (time s, x m, y m, heading rad), floats in their
+    shortest exact form, so two runs compare bit for bit."""
+    d = trace.data
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with out.open("w", encoding="utf-8") as fh:
+        fh.write("time,x,y,heading\n")
+        for row in zip(d["time"], d["x"], d["y"], d["heading"], strict=True):
+            fh.write(",".join(repr(v) for v in row) + "\n")
+    return out
 
 
 def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],

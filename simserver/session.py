@@ -12,16 +12,21 @@ import contextlib
 import logging
 import math
 import signal
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType
 
 from simserver.config.model import Config
+from simserver.io import topics
 from simserver.io.nt import Endpoint, NtAdapter
 from simserver.io.scripted import Script
+from simserver.io.stepwire import VERSION, Link, LinkError
+from simserver.io.validation import InputValidator, decode_inputs
 from simserver.report import Summary, Trace
-from simserver.world import World
+from simserver.scenario import ScenarioCheck
+from simserver.world import Snapshot, World
 
 log = logging.getLogger("simserver.session")
 
@@ -31,13 +36,28 @@ MAX_LAG = 0.25
 
 @dataclass
 class RunOptions:
-    """How to run. duration: simulated seconds (None: until stopped)."""
+    """How to run.
+
+    duration: simulated seconds (None: until stopped), counted from the moment the robot
+    program reports the ``enable`` mode when one is given. enable: a mode the bridge puts the
+    robot program's Driver Station in. lockstep: step the robot program's clock through the
+    bridge (``endpoint`` host, ``bridge.port``). wait: wall seconds to wait for the robot
+    program to connect and enable before giving up. check: expectations observed every tick
+    after enabling."""
 
     fast: bool = False
     duration: float | None = None
     script: Script | None = None
     endpoint: Endpoint | None = None
     record: bool = True
+    enable: str | None = None
+    lockstep: bool = False
+    wait: float = 60.0
+    check: ScenarioCheck | None = None
+
+
+class RunError(Exception):
+    """The run could not go on (robot never enabled, lock-step link lost); exit 1."""
 
 
 class Session:
@@ -53,23 +73,35 @@ class Session:
         self.stop_requested = False
         self.overruns = 0
         self.ticks = 0
+        self.enabled_at: float | None = None  # world time when the robot reported `enable`
+        self.robot_mode: str | None = None
+        self.failure: str | None = None  # why the run ended early (RunError), if it did
+        self.validator = InputValidator()
 
     def request_stop(self, *_: object) -> None:
         """Ask the loop to end after the current tick (safe from a signal handler)."""
         self.stop_requested = True
 
-    def _apply_inputs(self) -> None:
-        world, opts = self.world, self.options
-        if opts.script is not None:
-            motors, solenoids = opts.script.at(world.time)
-            for name, duty in motors.items():
-                world.set_motor(name, duty)
-            for name, on in solenoids.items():
-                world.set_solenoid(name, on)
-            if self.nt is not None:
-                self.nt.poll()  # drain queues; the script is the input source
+    def _apply_script(self) -> None:
+        script = self.options.script
+        if script is None:
             return
+        motors, solenoids = script.at(self._script_time())
+        for name, duty in motors.items():
+            self.world.set_motor(name, duty)
+        for name, on in solenoids.items():
+            self.world.set_solenoid(name, on)
+
+    def _script_time(self) -> float:
+        """Time the script is read at: since enabling when the robot is enabled by us."""
+        if self.options.enable is None:
+            return self.world.time
+        return 0.0 if self.enabled_at is None else self.world.time - self.enabled_at
+
+    def _apply_inputs(self) -> None:
+        world = self.world
         if self.nt is None:
+            self._apply_script()
             return
         state = self.nt.poll()
         if state.robot_left:
@@ -79,6 +111,7 @@ class Session:
             if self.cfg.sim.reset_on_connect:
                 log.info("robot program connected: world reset")
                 world.reset()
+                self.enabled_at = None
             else:
                 log.info("robot program connected")
             world.zero_inputs()  # until its first outputs arrive (this poll or a later one)
@@ -86,13 +119,62 @@ class Session:
             world.set_motor(name, duty)
         for name, on in state.solenoids.items():
             world.set_solenoid(name, on)
+        self._note_mode(state.robot_mode)
+        self._apply_script()
+
+    def _note_mode(self, mode: str | None) -> None:
+        if mode is not None and mode != self.robot_mode:
+            log.info("robot program is %s", mode)
+            self.robot_mode = mode
+        if self.enabled_at is None and mode is not None and mode == self.options.enable:
+            self.enabled_at = self.world.time
+
+    def _commands(self) -> dict[str, object]:
+        """Driver Station commands for the bridge: the mode and scripted joysticks."""
+        opts = self.options
+        if opts.enable is None:
+            return {}
+        out: dict[str, object] = {topics.DS_MODE: opts.enable}
+        if opts.script is not None:
+            out.update(opts.script.joysticks(self._script_time()))
+        return out
+
+    def _done(self) -> bool:
+        duration = self.options.duration
+        if duration is None:
+            return False
+        start = 0.0
+        if self.options.enable is not None:
+            if self.enabled_at is None:
+                return False
+            start = self.enabled_at
+        return self.world.time - start >= duration - 1e-9
+
+    def _after_step(self, snap: Snapshot, progress: Callable[[float], None] | None) -> None:
+        if self.trace is not None:
+            self.trace.record(snap)
+        check = self.options.check
+        if check is not None and (self.options.enable is None or self.enabled_at is not None):
+            check.observe(snap.time - (self.enabled_at or 0.0), snap)
+        self.ticks += 1
+        if progress is not None:
+            progress(snap.time - (self.enabled_at or 0.0))
+
+    def _open_nt(self) -> None:
+        opts = self.options
+        if opts.endpoint is None:
+            return
+        self.nt = NtAdapter(self.cfg, opts.endpoint)
+        log.info("%s", opts.endpoint.describe())
+        if opts.check is not None:
+            path = opts.check.trajectory_poses()
+            if path:
+                self.nt.show_path("Trajectory", path)
 
     def run(self, progress: Callable[[float], None] | None = None) -> Summary:
         """Run until the duration elapses or a stop is requested; return the summary."""
         opts = self.options
-        if opts.endpoint is not None:
-            self.nt = NtAdapter(self.cfg, opts.endpoint)
-            log.info("%s", opts.endpoint.describe())
+        self._open_nt()
         previous = _install_signal_handlers(self.request_stop)
         world = self.world
         tick = self.tick
@@ -101,19 +183,19 @@ class Session:
         try:
             if self.nt is not None:
                 self.nt.publish(world.snapshot())
-            while not self.stop_requested:
-                if opts.duration is not None and world.time >= opts.duration - 1e-9:
-                    break
+            if opts.lockstep:
+                self._run_lockstep(progress)
+            while not opts.lockstep and not self.stop_requested and not self._done():
                 self._apply_inputs()
+                if self.enabled_at is None and opts.enable is not None and (
+                        time.monotonic() - wall0 > opts.wait):
+                    raise RunError(self._not_enabled())
                 world.step(tick)
                 snap = world.snapshot()
-                if self.trace is not None:
-                    self.trace.record(snap)
+                self._after_step(snap, progress)
                 if self.nt is not None:
+                    self.nt.command(self._commands())
                     self.nt.publish(snap)
-                self.ticks += 1
-                if progress is not None:
-                    progress(world.time)
                 if not opts.fast:
                     deadline += tick
                     delay = deadline - time.monotonic()
@@ -124,14 +206,15 @@ class Session:
                         deadline = time.monotonic()
         except KeyboardInterrupt:
             self.stop_requested = True
+        except RunError as exc:
+            self.failure = str(exc)
         finally:
             _restore_signal_handlers(previous)
+            rejected = self.validator.rejected
             if self.nt is not None:
-                rejected = self.nt.validator.rejected
+                rejected += self.nt.validator.rejected
                 self.nt.close()
                 self.nt = None
-            else:
-                rejected = 0
         if self.overruns:
             log.warning("fell behind real time %d times (machine too slow for tick %.0f ms)",
                         self.overruns, tick * 1e3)
@@ -142,6 +225,103 @@ class Session:
             peak_current=world.peak_current, min_voltage=world.min_voltage,
             charge_used=world.battery.charge_used, rejected_inputs=rejected,
         )
+
+
+    def _not_enabled(self) -> str:
+        opts = self.options
+        if self.robot_mode is None:
+            return (f"no robot program connected within {opts.wait:g} s: start it with "
+                    "`python -m robotpy sim --simserver` (see --wait)")
+        return (f"the robot program did not become {opts.enable} within {opts.wait:g} s "
+                f"(it is {self.robot_mode}); is the bridge's Driver Station control working?")
+
+    # --- lock-step ------------------------------------------------------------------------
+
+    def _connect_lockstep(self) -> Link:
+        """Connect to the bridge's lock-step port, retrying until ``wait`` runs out."""
+        opts, bridge = self.options, self.cfg.bridge
+        host = opts.endpoint.host if opts.endpoint is not None else "localhost"
+        deadline = time.monotonic() + opts.wait
+        while True:
+            try:
+                sock = socket.create_connection((host, bridge.port), timeout=1.0)
+                break
+            except OSError as exc:
+                if time.monotonic() > deadline or self.stop_requested:
+                    raise RunError(f"no robot program's bridge answered on {host}:{bridge.port} "
+                                   f"within {opts.wait:g} s ({exc}): start it with "
+                                   "`python -m robotpy sim --simserver`") from None
+                time.sleep(0.2)
+        link = Link(sock)
+        link.send({"hello": "simserver", "version": VERSION})
+        try:
+            hello = link.receive(bridge.timeout)
+        except LinkError as exc:
+            link.close()
+            raise RunError(f"the bridge at {host}:{bridge.port} did not greet: {exc}") from None
+        period = hello.get("period")
+        if hello.get("hello") != "bridge" or not isinstance(period, float) or period <= 0:
+            link.close()
+            raise RunError(f"unexpected greeting from {host}:{bridge.port}: {hello!r}")
+        self.tick = period
+        log.info("lock-step with the robot program at %s:%d, period %g ms", host, bridge.port,
+                 period * 1e3)
+        return link
+
+    def _run_lockstep(self, progress: Callable[[float], None] | None) -> None:
+        """Each robot period: receive its outputs, step, send the sensors for the period's
+        end. The robot program's clock waits for us: with ``fast`` as fast as both can go,
+        otherwise paced to real time."""
+        world, cfg = self.world, self.cfg
+        link = self._connect_lockstep()
+        world.reset()
+        motors, solenoids = list(cfg.motors), list(cfg.solenoids)
+        why = "stopped"
+        deadline = time.monotonic()
+        try:
+            while True:
+                if self.stop_requested:
+                    why = "stopped (Ctrl-C)"
+                    break
+                message = link.receive(cfg.bridge.timeout)
+                values = message.get("values")
+                if not isinstance(values, dict):
+                    raise RunError("the bridge sent a message without values")
+                duties, states = decode_inputs(values, motors, solenoids, self.validator)
+                for name, duty in duties.items():
+                    world.set_motor(name, duty)
+                for name, on in states.items():
+                    world.set_solenoid(name, on)
+                mode = values.get(topics.ROBOT_MODE)
+                self._note_mode(mode if mode in topics.MODES else None)
+                self._apply_script()
+                if self._done():
+                    why = "duration reached"
+                    break
+                if self.enabled_at is None and self.options.enable is not None and (
+                        world.time > self.options.wait):
+                    raise RunError(self._not_enabled())
+                world.step(self.tick)
+                snap = world.snapshot()
+                self._after_step(snap, progress)
+                commands = self._commands()
+                link.send({"values": {**topics.sensor_values(snap), **commands}})
+                if self.nt is not None:
+                    self.nt.command(commands)
+                    self.nt.publish(snap)
+                if not self.options.fast:  # paced to real time, for watching
+                    deadline += self.tick
+                    delay = deadline - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                    elif delay < -MAX_LAG:
+                        deadline = time.monotonic()
+        except LinkError as exc:
+            raise RunError(f"lock-step link to the robot program lost: {exc}") from None
+        finally:
+            with contextlib.suppress(LinkError):
+                link.send({"bye": why})
+            link.close()
 
 
 Handler = Callable[[int, FrameType | None], object] | int | None

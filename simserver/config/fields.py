@@ -17,7 +17,8 @@ class Spec:
     """Schema of one config key.
 
     kind: "quantity" (string with a unit, stored in SI), "number", "integer", "boolean",
-    "choice", "text", "unit" (a sensor unit name), "section" (nested table),
+    "choice", "text", "unit" (a sensor unit name), "hal" (HAL device addresses of role
+    ``choices[0]``), "section" (nested table),
     "table" (name -> section), "motor" (a motor type name from the catalog), "model" (a table
     whose ``type`` key selects a registered model type of role ``choices[0]``, default
     ``default``), "models" (name -> such a table), "derived" (filled by the loader, not read
@@ -156,6 +157,12 @@ def sensor_unit(default: str, doc: str) -> Any:
 def motor_type(default: str | None, doc: str) -> Any:
     """A motor type name from the motor catalog (``simserver motors`` lists them)."""
     return _field(Spec("motor", doc, default=default, required=default is None))
+
+
+def hal(role: str, doc: str) -> Any:
+    """The robot program's HAL device(s) this entry maps to (``simserver.config.hal``), for
+    the robot-side bridge; a list is allowed for motors. Loaded as a tuple of HalAddress."""
+    return _field(Spec("hal", doc, default=(), choices=(role,)), ())
 
 
 def section(cls: type, doc: str) -> Any:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from simserver import units
+from simserver.config import hal
 from simserver.config.fields import Spec, spec_of
 from simserver.config.model import Config, MechanismSection
 from simserver.models.motor import MotorCatalogError, motor_by_name
@@ -269,6 +270,10 @@ def _expected(spec: Spec) -> str:
         return "a motor type name (see `simserver motors`)"
     if spec.kind == "position":
         return "a length (such as \"0.5 m\") or an angle (such as \"90 deg\")"
+    if spec.kind == "hal":
+        role = spec.choices[0]
+        many = " or a list of them" if role == "motor" else ""
+        return f"a HAL device address such as {hal.examples(role)}{many}"
     return "a string"
 
 
@@ -376,6 +381,22 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
             issues.append(ConfigIssue(path, str(exc)))
             return None
         return value
+    if spec.kind == "hal":
+        if value == ():  # the default: not wired
+            return ()
+        role = spec.choices[0]
+        items = value if isinstance(value, list) and role == "motor" else [value]
+        if not items or not all(isinstance(v, str) for v in items):
+            wrong()
+            return ()
+        out = []
+        for i, item in enumerate(items):
+            try:
+                out.append(hal.parse(item, role))
+            except hal.HalAddressError as exc:
+                where = path if len(items) == 1 and not isinstance(value, list) else f"{path}[{i}]"
+                issues.append(ConfigIssue(where, str(exc)))
+        return tuple(out)
     raise AssertionError(f"unhandled kind {spec.kind}")
 
 
@@ -404,6 +425,38 @@ def missing_name(kind: str, name: str, known: list[str]) -> str:
         return msg + f"; did you mean {hint[0]!r}?"
     return msg + (f" (known: {', '.join(known)})" if known else
                   f"; none are defined: add a [{kind}s.NAME] table")
+
+
+def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
+    """HAL wiring: each device wired once per direction, CAN encoders in angle units."""
+    wired: dict[tuple[str, str], str] = {}  # (role, address) -> key path
+
+    def claim(role: str, path: str, addresses: tuple[hal.HalAddress, ...]) -> None:
+        for address in addresses:
+            key = (role, str(address).lstrip("!"))
+            if key in wired:
+                issues.append(ConfigIssue(path, f"{address} is already wired to {wired[key]}"))
+            wired[key] = path
+
+    for name, m in cfg.motors.items():
+        claim("motor", f"motors.{name}.hal", m.hal)
+    for name, enc in cfg.encoders.items():
+        path = f"encoders.{name}.hal"
+        claim("encoder", path, enc.hal)
+        for address in enc.hal:
+            if address.kind not in hal.CAN_ENCODERS:
+                continue
+            if units.unit_kind(enc.unit) not in ("angle", "ticks"):
+                issues.append(ConfigIssue(f"encoders.{name}.unit", f"a {address.kind} encoder "
+                                          "counts shaft rotations: use an angle unit "
+                                          "(rotations, deg, rad) or ticks"))
+            if address.kind == "talonfx" and enc.mount != "motor":
+                issues.append(ConfigIssue(f"encoders.{name}.mount", "a Talon FX's rotor sensor "
+                                          "turns with the motor: set mount = \"motor\""))
+    for name, sol in cfg.solenoids.items():
+        claim("solenoid", f"solenoids.{name}.hal", sol.hal)
+    for name, sw in cfg.switches.items():
+        claim("switch", f"switches.{name}.hal", sw.hal)
 
 
 def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
@@ -501,6 +554,7 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
                                       f"mechanism {sw.mechanism!r} has {units.article(joint)} "
                                       f"position: give {units.article(joint)} such as "
                                       f"{units.example(joint)}"))
+    _check_wiring(cfg, issues)
     for name in cfg.motors:
         if name in cfg.solenoids:
             issues.append(ConfigIssue(
@@ -510,3 +564,21 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
         issues.append(ConfigIssue(
             "sim.tick", f"must be at least sim.substep ({cfg.sim.substep * 1e3:g} ms)"
         ))
+
+
+def load_schema_file(cls: type, path: str | Path) -> Any:
+    """Read a TOML file other than a robot config (a CI scenario, say) and validate it against
+    the schema dataclass ``cls`` the way `load` validates a config: a missing file, a TOML
+    syntax error and every key problem raise ConfigError naming the file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(p), [ConfigIssue("", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(p), [ConfigIssue("", f"cannot read: {exc}")]) from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(p), [ConfigIssue("", f"not valid TOML: {exc}")]) from None
+    return load_section(cls, raw, source=str(p))

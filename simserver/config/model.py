@@ -14,6 +14,7 @@ from simserver.config.fields import (
     boolean,
     choice,
     derived,
+    hal,
     integer,
     model,
     models,
@@ -28,6 +29,7 @@ from simserver.config.fields import (
     table,
     text,
 )
+from simserver.config.hal import HalAddress
 
 SEASONS = ("2022", "2023", "2024", "2025", "2026")
 FIDELITIES = ("kinematic", "characterized", "physical")
@@ -53,6 +55,31 @@ class SimConfig:
         "Reset the world (pose, encoders, gyro, battery) when a robot program connects "
         "(client mode) or starts publishing motor inputs (--serve mode).",
     )
+
+
+@dataclass(frozen=True)
+class BridgeConfig:
+    """The robot-side bridge (`robotpy sim --simserver`) and lock-step."""
+
+    lockstep: bool = boolean(
+        False,
+        "Lock-step: the robot program's clock is paused and advances one `period` at a time, "
+        "each only after simserver has sent the sensors for it. The robot program waits up to "
+        "`connect_timeout` for simserver. Without it, `simserver run --lockstep` still "
+        "switches a running robot program to lock-step.")
+    period: float = quantity("20 ms", "time", "Robot loop period (TimedRobot's, 20 ms by "
+                             "default); one lock-step exchange per period.", positive=True,
+                             maximum=1.0)
+    port: int = integer(5811, "TCP port the bridge listens on for lock-step.", minimum=1,
+                        maximum=65535)
+    bind: str = text("127.0.0.1", "Address the lock-step port binds to (\"0.0.0.0\" when "
+                     "simserver runs on another host or container).")
+    connect_timeout: float = quantity(
+        "60 s", "time", "With `lockstep = true`: how long the robot program waits for simserver "
+        "before it exits with an error.", positive=True)
+    timeout: float = quantity(
+        "10 s", "time", "In lock-step: how long either side waits for the other's next message "
+        "before failing with an error.", positive=True)
 
 
 @dataclass(frozen=True)
@@ -168,6 +195,10 @@ class MotorConfig:
         "0 A", "current", "Supply current limit, as the controller firmware enforces it; "
         "0 = none.", minimum=0.0,
     )
+    hal: tuple[HalAddress, ...] = hal(
+        "motor", "The robot program's motor controller(s) driving this output, for the bridge "
+        "(`robotpy sim --simserver`): `pwm:N`, `talonfx:N`, `sparkmax:N`, `sparkflex:N` or "
+        "`simdevice:DEVICE/VALUE`; a list averages several controllers.")
     inductance: float = quantity(
         "0 H", "inductance", "Winding inductance per motor (RoboSim's L-R model); 0 = the "
         "current follows the voltage instantly. On drivetrain motors it needs the `physical` "
@@ -271,6 +302,10 @@ class EncoderConfig:
         "reads the shaft angle within one revolution, `offset` added, instead of counting "
         "from 0 at reset.")
     offset: float = quantity("0 deg", "angle", "Added to an absolute encoder's reading.")
+    hal: tuple[HalAddress, ...] = hal(
+        "encoder", "The robot program's encoder, for the bridge: `encoder:A` (a "
+        "`wpilib.Encoder` whose channel A is A), `talonfx:N` (rotor sensor), `cancoder:N`, "
+        "`sparkmax:N`, `sparkflex:N` (relative encoder) or `simdevice:DEVICE/VALUE`.")
 
 
 @dataclass(frozen=True)
@@ -284,6 +319,9 @@ class GyroConfig:
     drift: float = quantity(
         "0 deg/s", "angular speed", "Constant bias added to the rate, integrated into yaw.",
     )
+    hal: tuple[HalAddress, ...] = hal(
+        "gyro", "The robot program's gyro, for the bridge: `analoggyro:N`, `adxrs450`, "
+        "`pigeon2:N` or `simdevice:DEVICE/VALUE` (yaw in degrees, CCW positive).")
 
 
 @dataclass(frozen=True)
@@ -297,6 +335,9 @@ class SwitchConfig:
         "below", ("below", "above"),
         "Pressed while the mechanism is at or `below` (or `above`) `position`.",
     )
+    hal: tuple[HalAddress, ...] = hal(
+        "switch", "The robot program's digital input, for the bridge: `dio:N` reads true "
+        "when pressed, `!dio:N` false when pressed (normally-open switch on the pull-up).")
 
 
 @dataclass(frozen=True)
@@ -336,6 +377,9 @@ class SolenoidConfig:
     """A solenoid input (`/simserver/solenoids/<name>`, boolean)."""
 
     initial: bool = boolean(False, "State before any input arrives and after a reset.")
+    hal: tuple[HalAddress, ...] = hal(
+        "solenoid", "The robot program's solenoid channel, for the bridge: `ctre:N` (CTRE PCM) "
+        "or `rev:N` (REV PH).")
 
 
 @dataclass(frozen=True)
@@ -366,3 +410,4 @@ class Config:
     cylinders: dict[str, CylinderConfig] = table("Pneumatic cylinders by name.")
     mechanisms: dict[str, MechanismSection] = models(
         "mechanism", "Mechanisms by name, each with `type` naming a model type.")
+    bridge: BridgeConfig = section(BridgeConfig, "The robot-side bridge and lock-step.")

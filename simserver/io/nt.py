@@ -87,6 +87,7 @@ class InputState:
     connected: bool = False
     robot_arrived: bool = False
     robot_left: bool = False
+    robot_mode: str | None = None
 
 
 class NtAdapter:
@@ -113,6 +114,8 @@ class NtAdapter:
                             for n in cfg.motors}
         self._sol_subs = {n: self.inst.getTopic(topics.solenoid(n)).genericSubscribe(INPUTS)
                           for n in cfg.solenoids}
+        self._mode_sub = self.inst.getStringTopic(topics.ROBOT_MODE).subscribe("", FAST)
+        self._ds: dict[str, ntcore.GenericPublisher] = {}
         self._make_publishers()
 
     # --- connection events (ntcore thread) ---------------------------------------------------
@@ -140,6 +143,8 @@ class NtAdapter:
             out.robot_left = not all(events)
         got_motor = _drain(self._motor_subs, topics.motor, self.validator.duty, out.motors)
         _drain(self._sol_subs, topics.solenoid, self.validator.solenoid, out.solenoids)
+        mode = self._mode_sub.get()
+        out.robot_mode = mode if mode in topics.MODES else None
         if server:
             if self._robot_present and not all(events) and not any(
                     sub.exists() for sub in self._motor_subs.values()):
@@ -239,6 +244,27 @@ class NtAdapter:
                 if setter is not None:
                     setter(value)
         self.inst.flush()
+
+    def command(self, values: dict[str, Any]) -> None:
+        """Publish Driver Station commands for the bridge (``topics.DS_MODE``, joysticks):
+        topic -> str, list of floats or list of booleans. Sent with the next flush."""
+        for topic, value in values.items():
+            pub = self._ds.get(topic)
+            if pub is None:
+                nt_type = ("string" if isinstance(value, str) else
+                           "boolean[]" if value and isinstance(value[0], bool) else "double[]")
+                pub = self.inst.getTopic(topic).genericPublish(nt_type, FAST)
+                self._ds[topic] = pub
+            if isinstance(value, str):
+                pub.setString(value)
+            elif value and isinstance(value[0], bool):
+                pub.setBooleanArray(value)
+            else:
+                pub.setDoubleArray([float(v) for v in value])
+
+    def show_path(self, name: str, poses: list[tuple[float, float, float]]) -> None:
+        """Draw ``poses`` (m, m, rad) as object ``name`` on the SimField."""
+        self._field.set_poses(name, poses)
 
     def close(self) -> None:
         """Stop ntcore and release the instance."""

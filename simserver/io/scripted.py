@@ -7,6 +7,10 @@ next row). Before the first row the first row's values apply; after the last, th
     time,left,right
     0,0,0
     1,0.5,0.5
+
+With ``simserver run --enable``, columns ``joystick<n>/axis<k>`` (-1..1, interpolated; axis 0
+first) and ``joystick<n>/button<k>`` (held; button 1 first) drive Driver Station joystick n
+through the robot-side bridge.
 """
 
 from __future__ import annotations
@@ -15,8 +19,13 @@ import bisect
 import csv
 import difflib
 import math
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
+
+from simserver.io import topics
+
+_STICK = re.compile(r"^joystick([0-5])/(axis|button)(\d{1,2})$")
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
@@ -33,6 +42,8 @@ class Script:
     times: list[float]
     motors: dict[str, list[float]]
     solenoids: dict[str, list[bool]]
+    axes: dict[str, list[float]] = field(default_factory=dict)
+    buttons: dict[str, list[bool]] = field(default_factory=dict)
 
     @property
     def duration(self) -> float:
@@ -53,6 +64,39 @@ class Script:
         f = (t - t0) / (t1 - t0)
         motors = {k: v[i - 1] + f * (v[i] - v[i - 1]) for k, v in self.motors.items()}
         return motors, {k: v[i - 1] for k, v in self.solenoids.items()}
+
+    def joysticks(self, t: float) -> dict[str, list[float] | list[bool]]:
+        """Joystick topic -> axes (interpolated) or buttons (held) at time ``t`` s; axes and
+        buttons a column does not name read 0 / released."""
+        if not self.axes and not self.buttons:
+            return {}
+        axes, buttons = self.at_columns(t)
+        sticks: dict[str, list[float]] = {}
+        for (stick, index), value in sorted(axes.items()):
+            values = sticks.setdefault(topics.joystick_axes(stick), [])
+            values.extend([0.0] * (index + 1 - len(values)))
+            values[index] = value
+        pressed: dict[str, list[bool]] = {}
+        for (stick, index), on in sorted(buttons.items()):
+            states = pressed.setdefault(topics.joystick_buttons(stick), [])
+            states.extend([False] * (index - len(states)))
+            states[index - 1] = on
+        out: dict[str, list[float] | list[bool]] = {**sticks, **pressed}
+        return out
+
+    def at_columns(self, t: float) -> tuple[dict[tuple[int, int], float],
+                                            dict[tuple[int, int], bool]]:
+        """(stick, axis) -> value and (stick, button) -> pressed at time ``t`` s."""
+        probe = Script(self.times, self.axes, self.buttons)
+        axes, buttons = probe.at(t)
+        return ({_stick(k): v for k, v in axes.items()},
+                {_stick(k): v for k, v in buttons.items()})
+
+
+def _stick(column: str) -> tuple[int, int]:
+    m = _STICK.match(column)
+    assert m is not None
+    return int(m.group(1)), int(m.group(3))
 
 
 def load_script(path: str | Path, motors: list[str], solenoids: list[str]) -> Script:
@@ -75,27 +119,34 @@ def load_script(path: str | Path, motors: list[str], solenoids: list[str]) -> Sc
                           f"{header[0]!r}")
     known = motors + solenoids
     for name in header[1:]:
-        if name not in known:
+        if name not in known and not _STICK.match(name):
             hint = difflib.get_close_matches(name, known, n=1)
             msg = f"{p}: row {head_no}: column {name!r} is not a motor or solenoid in the config"
-            msg += f"; did you mean {hint[0]!r}?" if hint else f" (known: {', '.join(known)})"
+            msg += f"; did you mean {hint[0]!r}?" if hint else (
+                f" (known: {', '.join(known)}; joystick columns are joystick<n>/axis<k> and "
+                "joystick<n>/button<k>)")
             raise ScriptError(msg)
     if len(set(header)) != len(header):
         raise ScriptError(f"{p}: row {head_no}: duplicate column names")
     times: list[float] = []
     cols: dict[str, list[float]] = {n: [] for n in header[1:] if n in motors}
     sols: dict[str, list[bool]] = {n: [] for n in header[1:] if n in solenoids}
+    axes: dict[str, list[float]] = {n: [] for n in header[1:] if "/axis" in n}
+    buttons: dict[str, list[bool]] = {n: [] for n in header[1:] if "/button" in n}
+    for name in buttons:
+        if _stick(name)[1] < 1:
+            raise ScriptError(f"{p}: row {head_no}: column {name!r}: buttons count from 1")
     for lineno, row in numbered[1:]:
         if len(row) != len(header):
             raise ScriptError(f"{p}: row {lineno}: {len(row)} values, expected {len(header)}")
         for col, (name, cell) in enumerate(zip(header, row, strict=True), start=1):
             cell = cell.strip()
             where = f"{p}: row {lineno}, column {col} ({name})"
-            if name in sols:
+            if name in sols or name in buttons:
                 low = cell.lower()
                 if low not in _TRUE | _FALSE:
                     raise ScriptError(f"{where}: expected 0/1 or true/false, got {cell!r}")
-                sols[name].append(low in _TRUE)
+                (sols[name] if name in sols else buttons[name]).append(low in _TRUE)
                 continue
             try:
                 value = float(cell)
@@ -111,7 +162,8 @@ def load_script(path: str | Path, motors: list[str], solenoids: list[str]) -> Sc
                     raise ScriptError(f"{where}: time must be ≥ 0 s")
                 times.append(value)
             else:
+                what = "an axis" if name in axes else "duty cycle"
                 if not -1.0 <= value <= 1.0:
-                    raise ScriptError(f"{where}: duty cycle must be within -1..1, got {value}")
-                cols[name].append(value)
-    return Script(times, cols, sols)
+                    raise ScriptError(f"{where}: {what} must be within -1..1, got {value}")
+                (axes if name in axes else cols)[name].append(value)
+    return Script(times, cols, sols, axes, buttons)

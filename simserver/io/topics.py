@@ -5,6 +5,7 @@ docs/protocol.md is generated from :func:`contract` (``make docs``) and a test k
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,6 +118,54 @@ def extra_names(cfg: Config) -> set[str]:
                                         list(cfg.cylinders))}
 
 
+DS_MODE = f"{PREFIX}/ds/mode"
+ROBOT_MODE = f"{PREFIX}/robot/mode"
+MODES = ("disabled", "autonomous", "teleop", "test")
+JOYSTICKS = 6
+
+
+def joystick_axes(index: int) -> str:
+    """Output: axes of Driver Station joystick ``index`` (0..5)."""
+    return f"{PREFIX}/ds/joystick{index}/axes"
+
+
+def joystick_buttons(index: int) -> str:
+    """Output: buttons of Driver Station joystick ``index`` (0..5), button 1 first."""
+    return f"{PREFIX}/ds/joystick{index}/buttons"
+
+
+def bridge_specs() -> list[TopicSpec]:
+    """Topics between simserver and the robot-side bridge (`robotpy sim --simserver`)."""
+    return [
+        TopicSpec(ROBOT_MODE, "string", "in", "",
+                  "The robot program's Driver Station state, published by the bridge: "
+                  "one of " + ", ".join(f'"{m}"' for m in MODES) + "."),
+        TopicSpec(DS_MODE, "string", "out", "",
+                  "With `simserver run --enable MODE`: the mode the bridge puts the Driver "
+                  "Station in (" + ", ".join(f'"{m}"' for m in MODES) + ")."),
+        TopicSpec(joystick_axes(0).replace("joystick0", "joystick<n>"), "double[]", "out",
+                  "-1..1", "With `--enable` and `--inputs`: axes of joystick n (0..5) from the "
+                  "CSV columns `joystick<n>/axis<k>`."),
+        TopicSpec(joystick_buttons(0).replace("joystick0", "joystick<n>"), "boolean[]", "out",
+                  "", "With `--enable` and `--inputs`: buttons of joystick n, button 1 first, "
+                  "from the CSV columns `joystick<n>/button<k>`."),
+    ]
+
+
+def sensor_values(snap: Snapshot) -> dict[str, Any]:
+    """Topic -> value of every sensor the bridge writes into the robot program's HAL: encoders,
+    gyro (deg, deg/s), battery voltage, limit switches."""
+    out: dict[str, Any] = {}
+    for name, (pos, vel) in snap.encoders.items():
+        out[encoder_position(name)] = pos
+        out[encoder_velocity(name)] = vel
+    out[GYRO_YAW] = math.degrees(snap.gyro_yaw)
+    out[GYRO_RATE] = math.degrees(snap.gyro_rate)
+    out[BATTERY_VOLTAGE] = snap.battery_voltage
+    out.update({switch(n): v for n, v in snap.switches.items()})
+    return out
+
+
 def current(name: str) -> str:
     """Output: stator current of motor ``name``."""
     return f"{PREFIX}/currents/{name}"
@@ -215,6 +264,7 @@ def contract(motors: list[str], solenoids: list[str], encoders: dict[str, str | 
         TopicSpec(FIELD2D_ROBOT, "double[]", "out", "[m, m, deg]",
                   "Robot pose as Field2d reads it: [x, y, heading]."),
     ]
+    out += bridge_specs()
     out += extra or []
     for name, outputs in (mechanisms or {}).items():
         out += [mechanism_topic(name, o) for o in outputs]

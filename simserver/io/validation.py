@@ -19,6 +19,8 @@ import logging
 import math
 from typing import Any
 
+from simserver.io import topics
+
 log = logging.getLogger("simserver.inputs")
 
 
@@ -58,3 +60,20 @@ class InputValidator:
                        "expected a boolean")
             return None
         return value
+
+
+def decode_inputs(values: dict[str, Any], motors: list[str], solenoids: list[str],
+                  validator: InputValidator) -> tuple[dict[str, float], dict[str, bool]]:
+    """Validated motor duties and solenoid states from a topic -> value mapping (a lock-step
+    message); topics it does not hold keep their previous values."""
+    duties: dict[str, float] = {}
+    states: dict[str, bool] = {}
+    for name in motors:
+        topic = topics.motor(name)
+        if topic in values and (duty := validator.duty(topic, values[topic])) is not None:
+            duties[name] = duty
+    for name in solenoids:
+        topic = topics.solenoid(name)
+        if topic in values and (on := validator.solenoid(topic, values[topic])) is not None:
+            states[name] = on
+    return duties, states

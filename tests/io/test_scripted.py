@@ -124,7 +124,24 @@ def test_unknown_column_suggests_the_closest_name(tmp_path):
 def test_unknown_column_without_close_match_lists_known_names(tmp_path):
     msg, _ = script_error(tmp_path, "time,zzz\n0,0\n")
     assert "column 'zzz'" in msg
-    assert "(known: left, right, shift)" in msg
+    assert "(known: left, right, shift; joystick columns are joystick<n>/axis<k>" in msg
+
+
+def test_joystick_columns_give_axes_interpolated_and_buttons_held(tmp_path):
+    path = tmp_path / "sticks.csv"
+    path.write_text("time,joystick0/axis1,joystick0/button2,left\n0,0,0,0\n1,-1,1,0.5\n")
+    script = load_script(path, ["left", "right"], [])
+    sticks = script.joysticks(0.5)
+    assert sticks["/simserver/ds/joystick0/axes"] == [0.0, -0.5]  # axis 0 unnamed: 0
+    assert sticks["/simserver/ds/joystick0/buttons"] == [False, False]  # held from t=0
+    assert script.joysticks(1.0)["/simserver/ds/joystick0/buttons"] == [False, True]
+    assert script.at(0.5)[0] == {"left": 0.25}
+
+
+def test_joystick_axis_out_of_range_names_row_and_column(tmp_path):
+    msg, path = script_error(tmp_path, "time,joystick1/axis0\n0,1.5\n")
+    assert msg == (f"{path}: row 2, column 2 (joystick1/axis0): an axis must be within -1..1, "
+                   "got 1.5")
 
 
 def test_wrong_column_count_names_file_and_row(tmp_path):

@@ -1,0 +1,92 @@
+"""The robot-side bridge: ``python -m robotpy sim --simserver``.
+
+Registered in the ``robotpy_sim.2026`` entry-point group, so ``robotpy sim`` offers the
+``--simserver`` flag and calls :func:`loadExtension` before the robot program starts. The
+bridge reads ``simserver.toml`` from the project directory (or the file ``$SIMSERVER_CONFIG``
+names), maps the HAL devices its ``hal`` keys name to simserver's topics, and exchanges them
+every robot loop through the HAL's SimPeriodicAfter callback, so a team's own physics.py keeps
+working beside it. Importing this package is cheap: wpilib is only loaded by loadExtension.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+CONFIG_NAME = "simserver.toml"
+_keep: list[Any] = []  # callback handles and threads that must live as long as the process
+
+
+def _say(message: str) -> None:
+    print(f"simserver bridge: {message}", file=sys.stderr, flush=True)
+
+
+def config_path() -> Path:
+    """The config the bridge uses: ``$SIMSERVER_CONFIG`` or ./simserver.toml."""
+    return Path(os.environ.get("SIMSERVER_CONFIG") or CONFIG_NAME)
+
+
+def loadExtension() -> None:
+    """Start the bridge (called by ``robotpy sim`` when given ``--simserver``)."""
+    import hal.simulation
+    from wpilib.simulation import pauseTiming, restartTiming
+
+    from simserver.bridge.core import Bridge
+    from simserver.bridge.lockstep import LockstepServer, fail_fast
+    from simserver.bridge.realtime import NtLink
+    from simserver.config.loader import ConfigError, load
+
+    path = config_path()
+    if not path.is_file():
+        _say(f"no {path} in {Path.cwd()}: put a simserver.toml with `hal` wiring beside "
+             "robot.py (`simserver config -o simserver.toml` writes a starting point) or set "
+             "SIMSERVER_CONFIG")
+        raise SystemExit(2)
+    try:
+        cfg = load(path)
+    except ConfigError as exc:
+        for issue in exc.issues:
+            _say(issue.render(exc.source))
+        raise SystemExit(2) from None
+    bridge = Bridge(cfg)
+    link = NtLink(bridge)
+    if cfg.bridge.lockstep:
+        pauseTiming()
+        restartTiming()
+    try:
+        server = LockstepServer(bridge, cfg.bridge, fail_fast, _say)
+    except OSError as exc:
+        _say(f"cannot listen for lock-step on {cfg.bridge.bind}:{cfg.bridge.port} ({exc}); "
+             "set bridge.port to a free port")
+        raise SystemExit(2) from None
+    reported = [False]
+
+    def report() -> None:
+        reported[0] = True
+        lines = bridge.unwired()
+        if lines:
+            _say(f"the robot program uses devices {path} does not wire:")
+            for line in lines:
+                _say(f"  {line}")
+
+    def periodic() -> None:
+        if server.active.is_set():
+            if not reported[0]:
+                report()
+            return
+        link.periodic()
+        for line in bridge.warnings:
+            _say(line)
+        bridge.warnings.clear()
+        if not reported[0]:
+            report()
+
+    _keep.append(hal.simulation.registerSimPeriodicAfterCallback(periodic))
+    server.start()
+    _keep.extend((bridge, link, server))
+    mode = "lock-step (waiting for simserver)" if cfg.bridge.lockstep else "real time"
+    _say(f"{path}: {len(bridge.motors)} motors, {len(bridge.encoders)} encoders, "
+         f"gyro {'wired' if bridge.gyro else 'not wired'}; {mode}; lock-step port "
+         f"{cfg.bridge.bind}:{cfg.bridge.port}")

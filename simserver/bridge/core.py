@@ -1,0 +1,191 @@
+"""The bridge's mapping between the robot program's HAL and simserver's topic values.
+
+Both transports (NetworkTables in real time, the lock-step socket) carry the same thing: a
+mapping from topic name (``simserver.io.topics``) to value. :meth:`Bridge.outputs` reads the
+program's outputs into one; :meth:`Bridge.apply` writes one into the program's sensors and
+Driver Station. Runs on the robot thread (real time) or while the robot thread is parked
+(lock-step), never both at once.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from wpilib.simulation import (
+    DriverStationSim,
+    EncoderSim,
+    PWMSim,
+    RoboRioSim,
+    SimDeviceSim,
+)
+
+from simserver.bridge.devices import (
+    Gyro,
+    LazyDevice,
+    MotorSource,
+    Solenoid,
+    SparkMotor,
+    Switch,
+    encoder_sink,
+    motor_source,
+    talonfx_name,
+)
+from simserver.config.model import Config
+from simserver.io import topics
+
+
+def robot_mode() -> str:
+    """The Driver Station state the robot program sees: one of ``topics.MODES``."""
+    if not DriverStationSim.getEnabled():
+        return "disabled"
+    if DriverStationSim.getAutonomous():
+        return "autonomous"
+    if DriverStationSim.getTest():
+        return "test"
+    return "teleop"
+
+
+def _finite(x: Any) -> float | None:
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return None
+    return float(x)
+
+
+class Bridge:
+    """The HAL devices named by a config's ``hal`` keys."""
+
+    def __init__(self, cfg: Config):
+        self.cfg = cfg
+        self.motors: dict[str, list[MotorSource]] = {
+            name: [motor_source(a) for a in m.hal] for name, m in cfg.motors.items() if m.hal}
+        self.solenoids = {name: Solenoid(s.hal[0]) for name, s in cfg.solenoids.items() if s.hal}
+        self.encoders = {name: encoder_sink(e.hal[0], e.unit, e.ticks_per_revolution)
+                         for name, e in cfg.encoders.items() if e.hal}
+        self.gyro = Gyro(cfg.gyro.hal[0]) if cfg.gyro.hal else None
+        self.switches = {name: Switch(s.hal[0]) for name, s in cfg.switches.items() if s.hal}
+        self._talons = [LazyDevice(talonfx_name(a.channel or 0)) for m in cfg.motors.values()
+                        for a in m.hal if a.kind == "talonfx"]
+        self._mode = ""
+        self._warned_spark: set[str] = set()
+        self.warnings: list[str] = []
+
+    # --- robot -> simserver ----------------------------------------------------------------
+
+    def outputs(self) -> dict[str, Any]:
+        """Topic -> value of every wired output: motor duty cycles and solenoid states (0 and
+        off while disabled, as the roboRIO cuts them), and the robot's mode."""
+        enabled = DriverStationSim.getEnabled()
+        out: dict[str, Any] = {}
+        for name, sources in self.motors.items():
+            duty = sum(s.duty() for s in sources) / len(sources) if enabled else 0.0
+            out[topics.motor(name)] = duty
+            for s in sources:
+                if isinstance(s, SparkMotor) and s.unsupported_mode is not None and (
+                        name not in self._warned_spark):
+                    self._warned_spark.add(name)
+                    self.warnings.append(
+                        f"motors.{name}: the SPARK runs closed-loop control mode "
+                        f"{s.unsupported_mode}; only duty-cycle and voltage setpoints are "
+                        "simulated, so its applied output (0 unless REV's SparkSim runs) is used")
+        for name, sol in self.solenoids.items():
+            out[topics.solenoid(name)] = enabled and sol.on()
+        out[topics.ROBOT_MODE] = robot_mode()
+        return out
+
+    # --- simserver -> robot ----------------------------------------------------------------
+
+    def apply(self, values: Mapping[str, Any]) -> None:
+        """Write sensor values and Driver Station commands (topic -> value); values that are
+        missing, of the wrong type or not finite are skipped."""
+        for name, sink in self.encoders.items():
+            pos = _finite(values.get(topics.encoder_position(name)))
+            if pos is not None:
+                vel = _finite(values.get(topics.encoder_velocity(name)))
+                sink.write(pos, vel or 0.0)
+        if self.gyro is not None:
+            yaw = _finite(values.get(topics.GYRO_YAW))
+            if yaw is not None:
+                self.gyro.write(yaw, _finite(values.get(topics.GYRO_RATE)) or 0.0)
+        volts = _finite(values.get(topics.BATTERY_VOLTAGE))
+        if volts is not None and volts >= 0.0:
+            RoboRioSim.setVInVoltage(volts)
+            for talon in self._talons:
+                talon.write("supplyVoltage", volts)
+        for name, sw in self.switches.items():
+            pressed = values.get(topics.switch(name))
+            if isinstance(pressed, bool):
+                sw.write(pressed)
+        self._apply_ds(values)
+
+    def _apply_ds(self, values: Mapping[str, Any]) -> None:
+        mode = values.get(topics.DS_MODE)
+        sticks = False
+        for i in range(topics.JOYSTICKS):
+            axes = values.get(topics.joystick_axes(i))
+            if isinstance(axes, (list, tuple)):
+                clean = [max(-1.0, min(1.0, x)) if (x := _finite(a)) is not None else 0.0
+                         for a in axes[:12]]
+                DriverStationSim.setJoystickAxisCount(i, len(clean))
+                for k, a in enumerate(clean):
+                    DriverStationSim.setJoystickAxis(i, k, a)
+                sticks = True
+            buttons = values.get(topics.joystick_buttons(i))
+            if isinstance(buttons, (list, tuple)):
+                DriverStationSim.setJoystickButtonCount(i, min(len(buttons), 32))
+                for k, b in enumerate(buttons[:32]):
+                    DriverStationSim.setJoystickButton(i, k + 1, b is True)
+                sticks = True
+        changed = isinstance(mode, str) and mode in topics.MODES and mode != self._mode
+        if changed:
+            assert isinstance(mode, str)
+            self._mode = mode
+            DriverStationSim.setDsAttached(True)
+            DriverStationSim.setAutonomous(mode == "autonomous")
+            DriverStationSim.setTest(mode == "test")
+            DriverStationSim.setEnabled(mode != "disabled")
+        if changed or sticks:
+            DriverStationSim.notifyNewData()
+
+    # --- start-up report -------------------------------------------------------------------
+
+    def unwired(self) -> list[str]:
+        """One line per device the program created that no ``hal`` key names, with the line
+        to add to simserver.toml."""
+        wired = {str(a) for m in self.cfg.motors.values() for a in m.hal}
+        wired |= {str(a) for e in self.cfg.encoders.values() for a in e.hal}
+        wired |= {str(a) for a in self.cfg.gyro.hal}
+        out = []
+        for ch in range(20):
+            if PWMSim(ch).getInitialized() and f"pwm:{ch}" not in wired:
+                out.append(f'PWM {ch}: add hal = "pwm:{ch}" to a [motors.<name>] table')
+        for ch in range(32):
+            try:
+                sim = EncoderSim.createForChannel(ch)
+            except IndexError:
+                continue
+            if sim.getInitialized() and f"encoder:{ch}" not in wired and not any(
+                    f"encoder:{c}" in wired for c in (ch - 1,)):
+                out.append(f'Encoder on DIO {ch}: add hal = "encoder:{ch}" to an '
+                           "[encoders.<name>] table")
+        for dev in SimDeviceSim.enumerateDevices(""):
+            line = _device_line(dev, wired)
+            if line:
+                out.append(line)
+        return out
+
+
+def _device_line(dev: str, wired: set[str]) -> str | None:
+    """The report line for an unwired CAN SimDevice, or None."""
+    kinds = (("CANMotor:Talon FX (v6)[", "talonfx", "[motors.<name>]"),
+             ("SPARK MAX [", "sparkmax", "[motors.<name>]"),
+             ("SPARK Flex [", "sparkflex", "[motors.<name>]"),
+             ("CANGyro:Pigeon 2 (v6)[", "pigeon2", "[gyro]"),
+             ("CANEncoder:CANcoder (v6)[", "cancoder", "[encoders.<name>]"))
+    for prefix, kind, table in kinds:
+        if dev.startswith(prefix) and dev.endswith("]"):
+            can_id = dev[len(prefix):-1]
+            if can_id.isdigit() and f"{kind}:{can_id}" not in wired:
+                return f'{dev}: add hal = "{kind}:{can_id}" to a {table} table'
+    return None

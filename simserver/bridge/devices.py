@@ -1,0 +1,353 @@
+"""HAL simulation devices of the robot program: motor outputs to read, sensors to write.
+
+Each class wraps one ``wpilib.simulation`` object or SimDevice named by a
+:class:`~simserver.config.hal.HalAddress`. Devices a vendor library creates may appear after
+the bridge starts (a TalonFX built in ``robotInit``), so SimDevices are looked up lazily; until
+one exists, reads give 0 and writes are skipped.
+
+Sensors the robot program can zero (``Encoder.reset()``, ``AnalogGyro.reset()``) are written
+through :class:`Rezero`: the bridge reads the value back before writing, and when the program
+changed it, keeps the difference as an offset, as the real device's counter would.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Protocol
+
+import wpilib
+from wpilib.simulation import (
+    AnalogGyroSim,
+    DIOSim,
+    EncoderSim,
+    PWMSim,
+    SimDeviceSim,
+    SolenoidSim,
+)
+
+from simserver.config.hal import HalAddress
+from simserver.units import unit_kind, unit_scale
+
+TAU = 2.0 * math.pi
+# REV SPARK "Control Mode" values whose "Setpoint" is an open-loop output.
+_SPARK_DUTY, _SPARK_VOLTAGE = 0, 2
+
+
+def _spark_name(kind: str, can_id: int) -> str:
+    return f"{'SPARK MAX' if kind == 'sparkmax' else 'SPARK Flex'} [{can_id}]"
+
+
+def talonfx_name(can_id: int) -> str:
+    """SimDevice name of a Phoenix 6 Talon FX's motor output."""
+    return f"CANMotor:Talon FX (v6)[{can_id}]"
+
+
+class LazyDevice:
+    """A SimDevice looked up by name until it exists."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self._sim: SimDeviceSim | None = None
+
+    def get(self) -> SimDeviceSim | None:
+        """The device, or None while the robot program has not created it."""
+        if self._sim is None and self.name in SimDeviceSim.enumerateDevices(self.name):
+            self._sim = SimDeviceSim(self.name)
+        return self._sim
+
+    def read(self, value: str, default: float = 0.0) -> float:
+        """A value of the device, or ``default`` while it does not exist."""
+        sim = self.get()
+        if sim is None:
+            return default
+        handle = sim.getValue(value)
+        return float(handle.value) if handle else default
+
+    def write(self, value: str, x: float) -> None:
+        """Set a double value of the device (skipped while it does not exist)."""
+        sim = self.get()
+        if sim is None:
+            return
+        handle = sim.getDouble(value)
+        if handle:
+            handle.set(x)
+
+
+class Rezero:
+    """Writes a sensor value the robot program may reset or set, keeping its offset."""
+
+    def __init__(self, read: Callable[[], float], write: Callable[[float], None]):
+        self._read, self._write = read, write
+        self._offset = 0.0
+        self._last: tuple[float, float] | None = None  # (physical, written)
+
+    def __call__(self, physical: float) -> None:
+        if self._last is not None:
+            seen = self._read()
+            prev_physical, written = self._last
+            if seen != written:  # the program reset or set it since our last write
+                self._offset = prev_physical - seen
+        value = physical - self._offset
+        self._write(value)
+        self._last = (physical, self._read())
+
+
+# --- motor outputs ---------------------------------------------------------------------------
+
+
+class MotorSource(Protocol):
+    """A motor controller output of the robot program."""
+
+    def duty(self) -> float:
+        """Duty cycle the program commands, -1..1."""
+
+
+class PwmMotor:
+    """A PWM motor controller: its speed (inversion already applied by WPILib)."""
+
+    def __init__(self, channel: int):
+        self.sim = PWMSim(channel)
+
+    def duty(self) -> float:
+        return float(self.sim.getSpeed())
+
+
+class TalonFxMotor:
+    """A Phoenix 6 Talon FX: ``dutyCycle`` of its SimDevice (Phoenix fills it each sim loop)."""
+
+    def __init__(self, can_id: int):
+        self.device = LazyDevice(talonfx_name(can_id))
+
+    def duty(self) -> float:
+        return self.device.read("dutyCycle")
+
+
+class SparkMotor:
+    """A REV SPARK: the open-loop setpoint (duty cycle or volts over bus voltage); with REV's
+    own SparkSim driving it, the applied output."""
+
+    def __init__(self, kind: str, can_id: int):
+        self.device = LazyDevice(_spark_name(kind, can_id))
+        self.unsupported_mode: int | None = None
+
+    def duty(self) -> float:
+        dev = self.device
+        if dev.get() is None:
+            return 0.0
+        mode = round(dev.read("Control Mode"))
+        setpoint = dev.read("Setpoint")
+        if mode == _SPARK_DUTY:
+            return setpoint
+        if mode == _SPARK_VOLTAGE:
+            bus = dev.read("Bus Voltage", 12.0) or 12.0
+            return setpoint / bus
+        self.unsupported_mode = mode  # closed loop on the controller: only REV's sim knows
+        return dev.read("Applied Output")
+
+
+class SimDeviceMotor:
+    """Any SimDevice double read as a duty cycle."""
+
+    def __init__(self, device: str, value: str):
+        self.device = LazyDevice(device)
+        self.value = value
+
+    def duty(self) -> float:
+        return self.device.read(self.value)
+
+
+def motor_source(address: HalAddress) -> MotorSource:
+    """The reader for a motor address."""
+    ch = address.channel if address.channel is not None else 0
+    if address.kind == "pwm":
+        return PwmMotor(ch)
+    if address.kind == "talonfx":
+        return TalonFxMotor(ch)
+    if address.kind in ("sparkmax", "sparkflex"):
+        return SparkMotor(address.kind, ch)
+    return SimDeviceMotor(address.device, address.value)
+
+
+# --- encoders --------------------------------------------------------------------------------
+
+
+class EncoderSink(Protocol):
+    """An encoder input of the robot program."""
+
+    def write(self, position: float, velocity: float) -> None:
+        """Position and velocity in the encoder's config unit (and per second)."""
+
+
+class QuadratureEncoder:
+    """A ``wpilib.Encoder``: integer counts and a rate in the program's distance units.
+
+    With ``unit = "ticks"`` simserver's counts are written as they are (the program's
+    distance-per-pulse then scales them, as on the robot); with a length or angle unit the
+    position is divided by the program's distance-per-pulse and rounded to whole counts. A
+    reversed encoder gets negated counts, as its hardware would produce."""
+
+    def __init__(self, channel: int, unit: str):
+        self.channel = channel
+        self.ticks = unit_kind(unit) == "ticks"
+        self.sim: EncoderSim | None = None
+        self._count = Rezero(self._read_count, self._write_count)
+
+    def _device(self) -> EncoderSim | None:
+        if self.sim is None:
+            try:
+                self.sim = EncoderSim.createForChannel(self.channel)
+            except IndexError:  # not created by the program (yet)
+                return None
+        return self.sim
+
+    def _read_count(self) -> float:
+        return float(self.sim.getCount()) if self.sim is not None else 0.0
+
+    def _write_count(self, count: float) -> None:
+        if self.sim is not None:
+            self.sim.setCount(round(count))
+
+    def write(self, position: float, velocity: float) -> None:
+        sim = self._device()
+        if sim is None:
+            return
+        dpp = sim.getDistancePerPulse() or 1.0
+        sign = -1.0 if sim.getReverseDirection() else 1.0
+        if self.ticks:
+            count, rate = position, velocity * dpp
+        else:
+            count, rate = round(position / dpp), velocity
+        self._count(sign * count)
+        sim.setRate(sign * rate)
+
+
+class CanEncoder:
+    """A CAN encoder that reads shaft rotations: Talon FX rotor sensor, CANcoder, SPARK."""
+
+    def __init__(self, address: HalAddress, unit: str, ticks_per_revolution: int):
+        ch = address.channel if address.channel is not None else 0
+        self.kind = address.kind
+        if address.kind == "talonfx":
+            self.device = LazyDevice(f"CANEncoder:Talon FX (v6)[{ch}]/Rotor Sensor")
+        elif address.kind == "cancoder":
+            self.device = LazyDevice(f"CANEncoder:CANcoder (v6)[{ch}]")
+        else:
+            self.device = LazyDevice(f"{_spark_name(address.kind, ch)} RELATIVE ENCODER")
+        self.per_unit = (1.0 / ticks_per_revolution if unit_kind(unit) == "ticks"
+                         else unit_scale(unit) / TAU)  # rotations per config unit
+
+    def write(self, position: float, velocity: float) -> None:
+        rot, rps = position * self.per_unit, velocity * self.per_unit
+        dev = self.device
+        if self.kind in ("talonfx", "cancoder"):
+            dev.write("rawPositionInput", rot)
+            dev.write("velocity", rps)
+        else:  # SPARK: values after the program's conversion factors, velocity per minute
+            dev.write("Position", rot * dev.read("Position Conversion Factor", 1.0))
+            dev.write("Velocity", rps * 60.0 * dev.read("Velocity Conversion Factor", 1.0))
+
+
+class SimDeviceEncoder:
+    """Any SimDevice double, written with the position in the encoder's config unit."""
+
+    def __init__(self, device: str, value: str):
+        self.device = LazyDevice(device)
+        self._position = Rezero(lambda: self.device.read(value),
+                                lambda x: self.device.write(value, x))
+
+    def write(self, position: float, velocity: float) -> None:
+        if self.device.get() is not None:
+            self._position(position)
+
+
+def encoder_sink(address: HalAddress, unit: str, ticks_per_revolution: int) -> EncoderSink:
+    """The writer for an encoder address."""
+    if address.kind == "encoder":
+        return QuadratureEncoder(address.channel or 0, unit)
+    if address.kind == "simdevice":
+        return SimDeviceEncoder(address.device, address.value)
+    return CanEncoder(address, unit, ticks_per_revolution)
+
+
+# --- gyros, switches, solenoids, battery -----------------------------------------------------
+
+
+class Gyro:
+    """A yaw gyro. ``write`` takes yaw and rate CCW positive (deg, deg/s); WPILib's analog and
+    ADXRS450 gyros read clockwise positive, so they get the negation."""
+
+    def __init__(self, address: HalAddress):
+        self.kind = address.kind
+        self.channel = address.channel or 0
+        self._analog: AnalogGyroSim | None = None
+        self._device: LazyDevice | None = None
+        self._value = "angle"
+        if address.kind == "pigeon2":
+            self._device = LazyDevice(f"CANGyro:Pigeon 2 (v6)[{self.channel}]")
+        elif address.kind == "adxrs450":
+            self._device = LazyDevice("Gyro:ADXRS450[0]")
+        elif address.kind == "simdevice":
+            self._device = LazyDevice(address.device)
+            self._value = address.value
+        self._yaw = Rezero(self._read, self._write)
+
+    def _ready(self) -> bool:
+        if self.kind == "analoggyro":
+            if self._analog is None:
+                sim = AnalogGyroSim(self.channel)
+                self._analog = sim if sim.getInitialized() else None
+            return self._analog is not None
+        assert self._device is not None
+        return self._device.get() is not None
+
+    def _read(self) -> float:
+        if self._analog is not None:
+            return float(self._analog.getAngle())
+        assert self._device is not None
+        return self._device.read(self._value)
+
+    def _write(self, angle: float) -> None:
+        if self._analog is not None:
+            self._analog.setAngle(angle)
+        elif self._device is not None:
+            self._device.write(self._value, angle)
+
+    def write(self, yaw: float, rate: float) -> None:
+        if not self._ready():
+            return
+        if self.kind == "pigeon2":  # Phoenix keeps the program's setYaw offset itself
+            assert self._device is not None
+            self._device.write("rawYawInput", yaw)
+            self._device.write("angularVelZ", rate)
+        elif self.kind == "simdevice":
+            self._yaw(yaw)
+        else:
+            self._yaw(-yaw)
+            if self._analog is not None:
+                self._analog.setRate(-rate)
+            elif self._device is not None:
+                self._device.write("rate", -rate)
+
+
+class Switch:
+    """A limit switch on a DIO input (``inverted``: reads false when pressed)."""
+
+    def __init__(self, address: HalAddress):
+        self.sim = DIOSim(address.channel or 0)
+        self.inverted = address.inverted
+
+    def write(self, pressed: bool) -> None:
+        self.sim.setValue(bool(pressed) != self.inverted)
+
+
+class Solenoid:
+    """A solenoid channel of a CTRE PCM or REV PH (module 0 or 1 respectively)."""
+
+    def __init__(self, address: HalAddress):
+        module = (wpilib.PneumaticsModuleType.CTREPCM if address.kind == "ctre"
+                  else wpilib.PneumaticsModuleType.REVPH)
+        self.sim = SolenoidSim(module, address.channel or 0)
+
+    def on(self) -> bool:
+        return bool(self.sim.getOutput())

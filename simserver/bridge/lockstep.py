@@ -1,0 +1,103 @@
+"""Lock-step, robot side: the robot program's clock advances only when simserver says so.
+
+A thread listens on ``bridge.port``. When simserver connects (``simserver run --lockstep`` or
+``lockstep = true`` in the config), the HAL's timing is paused and each robot period goes:
+
+1. read the program's outputs and send them with the robot time;
+2. wait for simserver's sensor values for the end of the period, write them into the HAL;
+3. ``stepTiming(period)``: the program runs exactly one loop, then waits again.
+
+Timing only advances inside step 3 and the robot thread is parked the rest of the time, so
+outputs and sensors are read and written without racing the program. If simserver does not
+connect within ``connect_timeout`` (with ``lockstep = true``) or stops answering for
+``timeout``, the robot program exits with code 1 and says why; when simserver ends the run it
+says goodbye and the program exits with code 0.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+import threading
+from collections.abc import Callable
+
+import wpilib
+from wpilib.simulation import pauseTiming, stepTiming, waitForProgramStart
+
+from simserver.bridge.core import Bridge
+from simserver.config.model import BridgeConfig
+from simserver.io.stepwire import VERSION, Link, LinkError
+
+
+class LockstepServer(threading.Thread):
+    """The listening thread; ``active`` is set while a lock-step session runs."""
+
+    def __init__(self, bridge: Bridge, cfg: BridgeConfig, exit_process: Callable[[int], None],
+                 say: Callable[[str], None]):
+        super().__init__(name="simserver-lockstep", daemon=True)
+        self.bridge = bridge
+        self.cfg = cfg
+        self.exit_process = exit_process
+        self.say = say
+        self.active = threading.Event()
+        self.sock = socket.create_server((cfg.bind, cfg.port))
+
+    def run(self) -> None:
+        cfg = self.cfg
+        self.sock.settimeout(cfg.connect_timeout if cfg.lockstep else None)
+        try:
+            conn, peer = self.sock.accept()
+        except TimeoutError:
+            self.say(f"lock-step: no simserver connected to {cfg.bind}:{cfg.port} within "
+                     f"{cfg.connect_timeout:g} s (bridge.connect_timeout). Start `simserver run` "
+                     "beside the robot program, or set bridge.lockstep = false.")
+            self.exit_process(1)
+            return
+        self.sock.close()
+        link = Link(conn)
+        try:
+            hello = link.receive(cfg.timeout)
+            if hello.get("hello") != "simserver" or hello.get("version") != VERSION:
+                raise LinkError(f"unexpected greeting {hello!r}")
+            waitForProgramStart()
+            pauseTiming()
+            link.send({"hello": "bridge", "version": VERSION, "period": cfg.period})
+            self.say(f"lock-step with simserver at {peer[0]}:{peer[1]}, period "
+                     f"{cfg.period * 1e3:g} ms")
+            self.active.set()
+            self._loop(link)
+        except LinkError as exc:
+            self.say(f"lock-step: simserver stopped answering: {exc} (bridge.timeout "
+                     f"{cfg.timeout:g} s). The robot program stops, since its clock cannot "
+                     "advance without simserver.")
+            self.exit_process(1)
+        finally:
+            link.close()
+
+    def _loop(self, link: Link) -> None:
+        bridge, period, timeout = self.bridge, self.cfg.period, self.cfg.timeout
+        while True:
+            link.send({"time": wpilib.Timer.getFPGATimestamp(), "values": bridge.outputs()})
+            reply = link.receive(timeout)
+            if "bye" in reply:
+                self.say(f"simserver ended the run ({reply['bye']}); robot program exits")
+                self.exit_process(0)
+                return
+            values = reply.get("values")
+            if not isinstance(values, dict):
+                raise LinkError("message without values")
+            bridge.apply(values)
+            for line in bridge.warnings:
+                self.say(line)
+            bridge.warnings.clear()
+            stepTiming(period)
+
+
+def fail_fast(code: int) -> None:
+    """End the robot process now (the robot thread is parked in the HAL and cannot be
+    unwound from this thread)."""
+    import os
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

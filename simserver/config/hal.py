@@ -1,0 +1,113 @@
+"""HAL device addresses: how a config entry names the robot program's device it maps to.
+
+A ``hal`` key holds one address (or, for motors, a list whose outputs are averaged: motors
+geared together each get their own controller). Addresses are ``kind:channel`` strings:
+
+========== ======================================================== =======================
+role       addresses                                                HAL device
+========== ======================================================== =======================
+motor      ``pwm:N``                                                PWM motor controller
+           ``talonfx:N``                                            Phoenix 6 Talon FX (CAN id N)
+           ``sparkmax:N``, ``sparkflex:N``                          REV SPARK (CAN id N)
+           ``simdevice:DEVICE/VALUE``                               any SimDevice double
+encoder    ``encoder:A``                                            ``wpilib.Encoder`` on DIO A
+           ``talonfx:N``                                            Talon FX rotor sensor
+           ``cancoder:N``                                           Phoenix 6 CANcoder
+           ``sparkmax:N``, ``sparkflex:N``                          SPARK relative encoder
+           ``simdevice:DEVICE/VALUE``                               any SimDevice double
+gyro       ``analoggyro:N``, ``adxrs450``, ``pigeon2:N``,            yaw gyro
+           ``simdevice:DEVICE/VALUE``
+solenoid   ``ctre:N``, ``rev:N``                                    solenoid channel N of a
+                                                                    CTRE PCM / REV PH
+switch     ``dio:N`` (reads true when pressed), ``!dio:N``          ``wpilib.DigitalInput``
+           (reads false when pressed: a normally-open switch on
+           the roboRIO's pull-up)
+========== ======================================================== =======================
+
+Pure parsing: the robot-side bridge (``simserver.bridge``) turns addresses into devices.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+
+ROLES: dict[str, tuple[str, ...]] = {
+    "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
+    "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "simdevice"),
+    "gyro": ("analoggyro", "adxrs450", "pigeon2", "simdevice"),
+    "solenoid": ("ctre", "rev"),
+    "switch": ("dio",),
+}
+# Kinds that take no channel.
+_BARE = {"adxrs450"}
+# Encoders on CAN devices report shaft rotations: their config unit must be an angle.
+CAN_ENCODERS = ("talonfx", "cancoder", "sparkmax", "sparkflex")
+CHANNEL_MAX = {"pwm": 19, "encoder": 31, "dio": 31, "analoggyro": 7, "ctre": 7, "rev": 15}
+
+
+class HalAddressError(ValueError):
+    """An address that cannot be parsed; the message says what is expected."""
+
+
+@dataclass(frozen=True)
+class HalAddress:
+    """One HAL device: ``kind`` (``pwm``, ``talonfx``, ...), ``channel`` (PWM/DIO channel or
+    CAN id; None for bare kinds and SimDevices), ``device``/``value`` for SimDevices, and
+    ``inverted`` (``!dio:N``)."""
+
+    kind: str
+    channel: int | None = None
+    device: str = ""
+    value: str = ""
+    inverted: bool = False
+
+    def __str__(self) -> str:
+        if self.kind == "simdevice":
+            return f"simdevice:{self.device}/{self.value}"
+        if self.channel is None:
+            return self.kind
+        return f"{'!' if self.inverted else ''}{self.kind}:{self.channel}"
+
+
+def examples(role: str) -> str:
+    """Example addresses for ``role``, for error messages and docs."""
+    return ", ".join(f'"{k}:0"' if k not in _BARE and k != "simdevice" else
+                     ('"simdevice:DEVICE/VALUE"' if k == "simdevice" else f'"{k}"')
+                     for k in ROLES[role])
+
+
+def parse(text: str, role: str) -> HalAddress:
+    """Parse one address for a device of ``role`` (a key of :data:`ROLES`)."""
+    kinds = ROLES[role]
+    raw = text.strip()
+    inverted = raw.startswith("!")
+    if inverted:
+        raw = raw[1:]
+    kind, sep, rest = raw.partition(":")
+    kind = kind.strip().lower()
+    if kind not in kinds:
+        hint = difflib.get_close_matches(kind, kinds, n=1)
+        msg = f"unknown {role} device kind {kind!r}"
+        msg += f"; did you mean {hint[0]!r}?" if hint else ""
+        raise HalAddressError(f"{msg} (expected one of {examples(role)})")
+    if inverted and kind != "dio":
+        raise HalAddressError("'!' (inverted) applies to dio switches only")
+    if kind in _BARE:
+        if sep:
+            raise HalAddressError(f"{kind!r} takes no channel")
+        return HalAddress(kind)
+    if kind == "simdevice":
+        device, slash, value = rest.rpartition("/")
+        if not sep or not slash or not device or not value:
+            raise HalAddressError('expected "simdevice:DEVICE/VALUE", such as '
+                                  '"simdevice:CANMotor:Talon FX (v6)[1]/dutyCycle"')
+        return HalAddress(kind, device=device, value=value)
+    rest = rest.strip()
+    if not sep or not rest.isdigit():
+        raise HalAddressError(f'expected "{kind}:N" with a channel number N, got {text!r}')
+    channel = int(rest)
+    top = CHANNEL_MAX.get(kind, 62)  # CAN ids are 0..62
+    if channel > top:
+        raise HalAddressError(f"{kind} channels are 0..{top}, got {channel}")
+    return HalAddress(kind, channel, inverted=inverted)

@@ -1,0 +1,478 @@
+"""CI scenario checks: run for a while after enabling, then pass or fail on expectations.
+
+A scenario is a small TOML file (docs/scenarios.md) saying which mode to enable, how long to run
+and what must hold: the final pose within a tolerance, no wall contact, a minimum battery
+voltage, and optionally how closely the true path followed a WPILib trajectory (PathWeaver JSON).
+It is parsed by the config machinery, so its errors read like config errors. Units inside are
+SI (m, rad, s, V); strings with units appear only in the file and in the report.
+
+    scenario = load_scenario("auto-check.toml")    # ConfigError on any problem
+    check = ScenarioCheck(scenario)                  # loads the trajectory file, if any
+    while t < scenario.duration:                     # t: simulated s since the robot was enabled
+        ...  # step the world one tick
+        check.observe(t, world.snapshot())
+    result = check.result()
+    print(result.report())                           # exit code 1 unless result.passed
+
+This module does no I/O besides reading the scenario and trajectory files.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wpimath.trajectory import Trajectory, TrajectoryUtil
+
+from simserver.config.fields import (
+    Spec,
+    boolean,
+    optional_quantity,
+    optional_section,
+    quantity,
+    section,
+    text,
+)
+from simserver.config.loader import ConfigError, ConfigIssue, load_schema_file
+from simserver.world import Snapshot
+
+ENABLE_MODES = ("autonomous", "teleop", "test")
+DEFAULT_HEADING_TOLERANCE = math.radians(10.0)  # rad, when `heading` is given alone
+TRAJECTORY_KEY = "expect.trajectory.file"
+NEVER_ENABLED = "robot was never enabled: no tick observed"
+
+ScenarioError = ConfigError  # a scenario that cannot be used; same form as config errors
+
+
+def _optional_choice(choices: tuple[str, ...], doc: str) -> Any:
+    """One string out of ``choices`` that may be left out (then None)."""
+    return dataclasses.field(default=None, metadata={"spec": Spec("choice", doc,
+                                                                  choices=choices)})
+
+
+# --- file schema ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FinalPose:
+    """Where the robot must be when the run ends (`expect.final_pose`). Units: m, rad."""
+
+    x: float = quantity(None, "length", "Expected final x of the robot centre (field frame).")
+    y: float = quantity(None, "length", "Expected final y of the robot centre (field frame).")
+    heading: float | None = optional_quantity(
+        "angle", "Expected final heading, CCW from +x. Default: the heading is not checked.")
+    tolerance: float = quantity(
+        None, "length", "Largest allowed distance between the final and the expected position.",
+        positive=True)
+    heading_tolerance: float | None = optional_quantity(
+        "angle", "Largest allowed heading difference (wrapped to ±180°); needs `heading`. "
+        "When left out: 10 deg.", positive=True)
+
+
+@dataclass(frozen=True)
+class TrajectoryExpectation:
+    """How closely the true path must follow a WPILib trajectory (`[expect.trajectory]`).
+
+    Once loaded, ``file`` is an absolute path. Units: m, s."""
+
+    file: str = text(
+        None, "WPILib trajectory JSON (PathWeaver export format), relative to the scenario "
+        "file's directory.")
+    max_error: float | None = optional_quantity(
+        "length", "Fail if the largest distance from the trajectory exceeds this. Default: "
+        "not checked.", positive=True)
+    rms_error: float | None = optional_quantity(
+        "length", "Fail if the RMS distance from the trajectory exceeds this. Default: not "
+        "checked.", positive=True)
+    start: float = quantity(
+        "0 s", "time", "Time since enable at which the trajectory starts.", minimum=0.0)
+
+
+@dataclass(frozen=True)
+class Expectations:
+    """What must hold over the run (`[expect]`); at least one expectation is required."""
+
+    final_pose: FinalPose | None = optional_section(
+        "Where the robot must end (inline table). Default: not checked.")
+    no_wall_contact: bool = boolean(
+        False, "Fail if the robot touches a field wall after being enabled.")
+    min_battery_voltage: float | None = optional_quantity(
+        "voltage", "Fail if the battery voltage drops below this. Default: not checked.",
+        positive=True)
+    trajectory: TrajectoryExpectation | None = optional_section(
+        "Compare the true path with a trajectory file. Default: no comparison.")
+
+
+@dataclass(frozen=True)
+class ScenarioFile:
+    """Top level of a scenario file."""
+
+    enable: str | None = _optional_choice(
+        ENABLE_MODES, "Mode to enable the robot in. Default: never enabled; times count from "
+        "the start of the run.")
+    duration: float = quantity(
+        None, "time", "Simulated time to run after the robot is enabled.", positive=True)
+    expect: Expectations = section(Expectations, "The expectations.")
+
+
+# --- the loaded scenario ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario. Units: s, m, rad, V.
+
+    source: the scenario file as named by the caller (used in messages); enable: the mode to
+    enable, or None; duration: s to run after enabling; trajectory.file: absolute path."""
+
+    source: str
+    enable: str | None
+    duration: float
+    final_pose: FinalPose | None
+    no_wall_contact: bool
+    min_battery_voltage: float | None
+    trajectory: TrajectoryExpectation | None
+
+
+def load_scenario(path: str | Path) -> Scenario:
+    """Load and validate a scenario file, including its trajectory file.
+
+    Raises ConfigError naming the file, the key path and what was expected, like the config
+    loader (every problem found is listed)."""
+    p = Path(path)
+    raw: ScenarioFile = load_schema_file(ScenarioFile, p)
+    issues: list[ConfigIssue] = []
+    exp = raw.expect
+    final_pose = _resolve_final_pose(exp.final_pose, issues)
+    trajectory = _resolve_trajectory(exp.trajectory, p.parent, issues)
+    if final_pose is None and trajectory is None and not exp.no_wall_contact \
+            and exp.min_battery_voltage is None:
+        issues.append(ConfigIssue("expect", "no expectations: give final_pose, "
+                                  "no_wall_contact = true, min_battery_voltage or "
+                                  "[expect.trajectory]"))
+    if issues:
+        raise ConfigError(str(p), issues)
+    return Scenario(str(p), raw.enable, raw.duration, final_pose, exp.no_wall_contact,
+                    exp.min_battery_voltage, trajectory)
+
+
+def _resolve_final_pose(pose: FinalPose | None, issues: list[ConfigIssue]) -> FinalPose | None:
+    """Fill in the default heading tolerance; a tolerance without a heading is an error."""
+    if pose is None:
+        return None
+    if pose.heading is None:
+        if pose.heading_tolerance is not None:
+            issues.append(ConfigIssue("expect.final_pose.heading_tolerance",
+                                      "given without heading: add heading or remove this"))
+        return pose
+    if pose.heading_tolerance is None:
+        return dataclasses.replace(pose, heading_tolerance=DEFAULT_HEADING_TOLERANCE)
+    return pose
+
+
+def _resolve_trajectory(traj: TrajectoryExpectation | None, base: Path,
+                        issues: list[ConfigIssue]) -> TrajectoryExpectation | None:
+    """Make the file path absolute (relative to ``base``) and check that the file loads."""
+    if traj is None:
+        return None
+    path = (base / traj.file).resolve()
+    try:
+        read_trajectory(path)
+    except TrajectoryFileError as exc:
+        issues.append(ConfigIssue(TRAJECTORY_KEY, str(exc)))
+    return dataclasses.replace(traj, file=str(path))
+
+
+class TrajectoryFileError(Exception):
+    """A trajectory file that is missing or not a WPILib trajectory; str() names the file."""
+
+
+def read_trajectory(path: Path) -> Trajectory:
+    """Load a PathWeaver-format trajectory JSON file. Raises TrajectoryFileError."""
+    if not path.exists():
+        raise TrajectoryFileError(f"trajectory file {path}: file not found")
+    if not path.is_file():
+        raise TrajectoryFileError(f"trajectory file {path}: not a file")
+    try:
+        traj = TrajectoryUtil.fromPathweaverJson(str(path))
+    except Exception as exc:  # wpimath raises RuntimeError (JSON) and ValueError (no states)
+        raise TrajectoryFileError(f"trajectory file {path} is not a WPILib trajectory JSON "
+                                  f"(PathWeaver export: a list of states): {exc}") from None
+    last = -math.inf
+    for i, st in enumerate(traj.states()):
+        values = (st.t, st.pose.X(), st.pose.Y(), st.pose.rotation().radians())
+        if not all(math.isfinite(v) for v in values):
+            raise TrajectoryFileError(f"trajectory file {path}: state {i} has a non-finite "
+                                      "time or pose")
+        if st.t < last:
+            raise TrajectoryFileError(f"trajectory file {path}: state {i} has time "
+                                      f"{st.t:g} s, before the previous state's {last:g} s")
+        last = st.t
+    return traj
+
+
+# --- results ----------------------------------------------------------------------------------
+
+Value = float | bool | None
+
+
+@dataclass
+class CheckResult:
+    """One expectation's verdict. ``values``: measured figures in SI (m, rad, s, V), None when
+    not measured."""
+
+    name: str
+    passed: bool
+    expected: str
+    measured: str
+    values: dict[str, Value] = field(default_factory=dict)
+
+
+@dataclass
+class ScenarioResult:
+    """Every check's verdict. sim_time: s since enable at the last observed tick (None if no
+    tick was observed); final_pose: (x m, y m, heading rad) at that tick."""
+
+    passed: bool
+    checks: list[CheckResult]
+    scenario: str = ""
+    sim_time: float | None = None
+    final_pose: tuple[float, float, float] | None = None
+    ticks: int = 0
+
+    def report(self) -> str:
+        """A plain-text table: one line per check (PASS/FAIL, expected, measured), then an
+        overall line."""
+        when = "no tick observed" if self.sim_time is None else \
+            f"{self.ticks} ticks observed, up to {_s(self.sim_time)}"
+        rows = [("check", "result", "expected", "measured")]
+        rows += [(c.name, "PASS" if c.passed else "FAIL", c.expected, c.measured)
+                 for c in self.checks]
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines = [f"scenario {self.scenario}: {when}"]
+        lines += ["  " + "  ".join(r[i].ljust(widths[i]) for i in range(3)) + "  " + r[3]
+                  for r in rows]
+        failed = sum(not c.passed for c in self.checks)
+        verdict = "PASS" if self.passed else "FAIL"
+        detail = f"{failed} of {len(self.checks)} checks failed" if failed else \
+            f"all {len(self.checks)} checks passed"
+        if self.ticks == 0:
+            detail = NEVER_ENABLED
+        lines.append(f"overall: {verdict} ({detail})")
+        return "\n".join(lines)
+
+    def to_json(self) -> dict[str, Any]:
+        """Machine-readable summary (docs/scenarios.md gives the schema); json.dumps-able, with
+        None in place of any non-finite number."""
+        pose = None
+        if self.final_pose is not None:
+            x, y, heading = self.final_pose
+            pose = {"x": _finite(x), "y": _finite(y), "heading": _finite(heading)}
+        return {
+            "passed": self.passed,
+            "scenario": self.scenario,
+            "sim_time": _finite(self.sim_time),
+            "ticks": self.ticks,
+            "final_pose": pose,
+            "checks": [{"name": c.name, "passed": c.passed, "expected": c.expected,
+                        "measured": c.measured,
+                        "values": {k: _finite(v) for k, v in c.values.items()}}
+                       for c in self.checks],
+        }
+
+
+def _finite(v: Value) -> Value:
+    """``v`` with NaN and infinities replaced by None (JSON has no such numbers)."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None
+    return v
+
+
+def _wrap(angle: float) -> float:
+    """``angle`` wrapped to [-π, π], rad."""
+    return math.remainder(angle, math.tau)
+
+
+def _m(v: float) -> str:
+    return f"{v:.2f} m"
+
+
+def _deg(rad: float) -> str:
+    return f"{math.degrees(rad):.1f}°"
+
+
+def _s(v: float) -> str:
+    return f"{v:.2f} s"
+
+
+# --- the checker ------------------------------------------------------------------------------
+
+
+@dataclass
+class _ErrorStats:
+    """Running distance statistics: count, sum of squares (m²), largest (m) and its time (s)."""
+
+    count: int = 0
+    sum_sq: float = 0.0
+    largest: float = 0.0
+    largest_time: float = 0.0
+
+    def add(self, t: float, error: float) -> None:
+        self.count += 1
+        self.sum_sq += error * error
+        if self.count == 1 or error > self.largest:
+            self.largest, self.largest_time = error, t
+
+    @property
+    def rms(self) -> float:
+        return math.sqrt(self.sum_sq / self.count) if self.count else math.nan
+
+
+class ScenarioCheck:
+    """Watches a run tick by tick and judges it against a Scenario.
+
+    Call ``observe`` once per tick after the step, from the first tick after enabling; then
+    ``result``. Wall contacts already counted at the first observed tick are not counted."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        """Load the trajectory file, if any; raises ConfigError naming it when it cannot."""
+        self.scenario = scenario
+        self._trajectory: Trajectory | None = None
+        if scenario.trajectory is not None:
+            try:
+                self._trajectory = read_trajectory(Path(scenario.trajectory.file))
+            except TrajectoryFileError as exc:
+                raise ConfigError(scenario.source, [ConfigIssue(TRAJECTORY_KEY, str(exc))]) \
+                    from None
+        self._ticks = 0
+        self._t = 0.0
+        self._last: Snapshot | None = None
+        self._hits_at_start = 0
+        self._first_hit_time: float | None = None
+        self._min_voltage = math.inf
+        self._min_voltage_time = 0.0
+        self._errors = _ErrorStats()
+
+    def observe(self, t: float, snap: Snapshot) -> None:
+        """Record one tick: ``t`` s since enable, ``snap`` the world state after the step."""
+        if self._ticks == 0:
+            self._hits_at_start = snap.wall_hits
+        self._ticks += 1
+        self._t, self._last = t, snap
+        if self._first_hit_time is None and snap.wall_hits > self._hits_at_start:
+            self._first_hit_time = t
+        if snap.battery_voltage < self._min_voltage:
+            self._min_voltage, self._min_voltage_time = snap.battery_voltage, t
+        error = self._trajectory_error(t, snap)
+        if error is not None:
+            self._errors.add(t, error)
+
+    def _trajectory_error(self, t: float, snap: Snapshot) -> float | None:
+        """Distance (m) from the trajectory at ``t``; after its end, from its final state;
+        None before it starts or without one."""
+        traj, spec = self._trajectory, self.scenario.trajectory
+        if traj is None or spec is None or t < spec.start:
+            return None
+        ref = traj.sample(min(t - spec.start, traj.totalTime())).pose
+        return math.hypot(snap.x - ref.X(), snap.y - ref.Y())
+
+    def trajectory_poses(self) -> list[tuple[float, float, float]]:
+        """(x m, y m, heading rad) of every trajectory state, for drawing; [] without one."""
+        if self._trajectory is None:
+            return []
+        return [(s.pose.X(), s.pose.Y(), s.pose.rotation().radians())
+                for s in self._trajectory.states()]
+
+    def result(self) -> ScenarioResult:
+        """The verdict of every expectation over the ticks observed so far."""
+        sc = self.scenario
+        checks: list[CheckResult] = []
+        if sc.final_pose is not None:
+            checks.append(self._check_final_pose(sc.final_pose))
+        if sc.no_wall_contact:
+            checks.append(self._check_walls())
+        if sc.min_battery_voltage is not None:
+            checks.append(self._check_voltage(sc.min_battery_voltage))
+        if sc.trajectory is not None:
+            checks.append(self._check_trajectory(sc.trajectory))
+        last = self._last
+        return ScenarioResult(
+            passed=self._ticks > 0 and all(c.passed for c in checks),
+            checks=checks,
+            scenario=sc.source,
+            sim_time=self._t if last is not None else None,
+            final_pose=(last.x, last.y, _wrap(last.heading)) if last is not None else None,
+            ticks=self._ticks,
+        )
+
+    @staticmethod
+    def _never(name: str, expected: str, keys: tuple[str, ...]) -> CheckResult:
+        return CheckResult(name, False, expected, NEVER_ENABLED, dict.fromkeys(keys))
+
+    def _check_final_pose(self, pose: FinalPose) -> CheckResult:
+        expected = f"({_m(pose.x)}, {_m(pose.y)}) ± {_m(pose.tolerance)}"
+        if pose.heading is not None and pose.heading_tolerance is not None:
+            expected += f", heading {_deg(pose.heading)} ± {_deg(pose.heading_tolerance)}"
+        last = self._last
+        if last is None:
+            return self._never("final_pose", expected, ("x", "y", "heading", "position_error",
+                                                        "heading_error"))
+        dist = math.hypot(last.x - pose.x, last.y - pose.y)
+        passed = dist <= pose.tolerance
+        measured = f"({_m(last.x)}, {_m(last.y)}), heading {_deg(_wrap(last.heading))}: " \
+                   f"{_m(dist)}"
+        heading_error: float | None = None
+        if pose.heading is not None and pose.heading_tolerance is not None:
+            heading_error = abs(_wrap(last.heading - pose.heading))
+            passed = passed and heading_error <= pose.heading_tolerance
+            measured += f" and {_deg(heading_error)}"
+        measured += " off"
+        return CheckResult("final_pose", passed, expected, measured, {
+            "x": last.x, "y": last.y, "heading": _wrap(last.heading), "position_error": dist,
+            "heading_error": heading_error})
+
+    def _check_walls(self) -> CheckResult:
+        expected = "no wall contact"
+        last = self._last
+        if last is None:
+            return self._never("no_wall_contact", expected, ("wall_hits", "first_hit_time"))
+        hits = last.wall_hits - self._hits_at_start
+        measured = "no wall contact"
+        if hits:
+            first = _s(self._first_hit_time or 0.0)
+            measured = f"{hits} wall contact{'s' if hits > 1 else ''}, first at {first}"
+        return CheckResult("no_wall_contact", hits == 0, expected, measured,
+                           {"wall_hits": hits, "first_hit_time": self._first_hit_time})
+
+    def _check_voltage(self, minimum: float) -> CheckResult:
+        expected = f"battery ≥ {minimum:.2f} V"
+        if self._last is None:
+            return self._never("min_battery_voltage", expected, ("min_voltage", "time"))
+        v = self._min_voltage
+        return CheckResult("min_battery_voltage", v >= minimum, expected,
+                           f"lowest {v:.2f} V at {_s(self._min_voltage_time)}",
+                           {"min_voltage": v, "time": self._min_voltage_time})
+
+    def _check_trajectory(self, spec: TrajectoryExpectation) -> CheckResult:
+        limits = [f"max ≤ {_m(spec.max_error)}" if spec.max_error is not None else "",
+                  f"RMS ≤ {_m(spec.rms_error)}" if spec.rms_error is not None else ""]
+        expected = ", ".join(x for x in limits if x) or "(report only)"
+        expected = f"{Path(spec.file).name}: {expected}"
+        keys = ("max_error", "max_error_time", "rms_error", "samples")
+        if self._last is None:
+            return self._never("trajectory", expected, keys)
+        st = self._errors
+        if st.count == 0:
+            return CheckResult("trajectory", False, expected,
+                               f"no tick at or after the trajectory start ({_s(spec.start)})",
+                               {**dict.fromkeys(keys), "samples": 0})
+        passed = (spec.max_error is None or st.largest <= spec.max_error) and \
+            (spec.rms_error is None or st.rms <= spec.rms_error)
+        measured = f"max {_m(st.largest)} at {_s(st.largest_time)}, RMS {_m(st.rms)} " \
+                   f"over {st.count} ticks"
+        return CheckResult("trajectory", passed, expected, measured, {
+            "max_error": st.largest, "max_error_time": st.largest_time, "rms_error": st.rms,
+            "samples": st.count})

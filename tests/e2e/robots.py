@@ -1,0 +1,88 @@
+"""Real robot programs for end-to-end tests: ``python -m robotpy sim --nogui --simserver``.
+
+Robot programs bind NT port 5810, so these tests run one at a time (pytest runs tests of one
+process sequentially; never run them with xdist or beside another robot program).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.ntutil import REPO, free_port, wait_for
+
+KITBOT = REPO / "examples" / "kitbot"
+ROBOT_PORT = 5810
+
+
+def port_free(port: int) -> bool:
+    """Whether nothing listens on 127.0.0.1:``port``."""
+    with socket.socket() as s:
+        return s.connect_ex(("127.0.0.1", port)) != 0
+
+
+def config_with(tmp_path: Path, base: Path, extra_bridge: str = "",
+                replace: tuple[str, str] | None = None) -> tuple[Path, int]:
+    """A copy of config ``base`` in tmp_path with a free lock-step port and extra lines in its
+    trailing [bridge] table (``base`` must end with one); returns (path, port)."""
+    port = free_port()
+    text = base.read_text()
+    if replace is not None:
+        assert replace[0] in text, replace[0]
+        text = text.replace(*replace)
+    text += f"\nport = {port}\n{extra_bridge}\n"
+    path = tmp_path / "simserver.toml"
+    path.write_text(text)
+    return path, port
+
+
+class RobotProgram:
+    """A robot project run under ``robotpy sim --nogui --simserver``, output to a file."""
+
+    def __init__(self, project: Path, config: Path, log_dir: Path, name: str = "robot",
+                 env: dict[str, str] | None = None):
+        assert port_free(ROBOT_PORT), "port 5810 busy: another robot program is running"
+        self.log_path = log_dir / f"{name}.log"
+        self._log = self.log_path.open("w")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(config), **(env or {}))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "robotpy", "--main", str(project / "robot.py"), "sim",
+             "--nogui", "--simserver"],
+            stdout=self._log, stderr=subprocess.STDOUT, cwd=project, env=env,
+            start_new_session=True,
+        )
+        self.started = time.monotonic()
+
+    def output(self) -> str:
+        return self.log_path.read_text()
+
+    def wait_ready(self, timeout: float = 30.0) -> None:
+        """Until the bridge has started and the NT server listens."""
+        wait_for(lambda: ("simserver bridge:" in self.output() and not port_free(ROBOT_PORT))
+                 or self.proc.poll() is not None, timeout, "the robot program to start")
+        assert self.proc.poll() is None, self.output()
+
+    def wait_exit(self, timeout: float) -> int:
+        return self.proc.wait(timeout)
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(10)
+        self._log.close()
+        wait_for(lambda: port_free(ROBOT_PORT), 10, "port 5810 to be released")
+
+
+def simserver(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
+    """``simserver run ARGS`` to completion, output captured."""
+    return subprocess.run([sys.executable, "-m", "simserver", "run", *args], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)

@@ -1,4 +1,5 @@
-"""Run every benchmark: throughput of the physics core, and latency over NetworkTables.
+"""Run every benchmark: throughput of the physics core, latency over NetworkTables,
+real-time pacing, and lock-step with a real robot program (which binds port 5810).
 
 Each benchmark prints its figures next to a reference measured in the same run (WPILib's
 drivetrain model; an NT echo process). The figures are information, not pass/fail: the exit
@@ -23,20 +24,23 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks import latency, pacing, throughput
+    from benchmarks import latency, lockstep, pacing, throughput
     from benchmarks._common import machine_info, machine_line
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import latency  # type: ignore
+    import lockstep  # type: ignore
     import pacing  # type: ignore
     import throughput  # type: ignore
     from _common import machine_info, machine_line  # type: ignore
 
-FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0}
-QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0}
+FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0,
+        "lockstep": 60.0}
+QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0,
+         "lockstep": 10.0}
 
 
 def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
-                    pace: dict | None = None) -> str:
+                    pace: dict | None = None, lock: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, both sections."""
     lines = [
         "# simserver benchmark figures",
@@ -60,6 +64,9 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
     ]
     if pace is not None:
         lines += ["## Real-time pacing", "", pacing.format_markdown(pace).rstrip(), ""]
+    if lock is not None:
+        lines += ["## Lock-step with a robot program", "",
+                  lockstep.format_markdown(lock).rstrip(), ""]
     return "\n".join(lines)
 
 
@@ -86,11 +93,14 @@ def main(argv: list[str] | None = None) -> int:
     print(flush=True)
     pace = pacing.measure_pacing(p["pacing"])
     print(pacing.format_table(pace), flush=True)
+    print(flush=True)
+    lock = lockstep.measure_lockstep(p["lockstep"])
+    print(lockstep.format_table(lock), flush=True)
     elapsed = time.perf_counter() - start
     print(f"\nTotal: {elapsed:.0f} s")
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace),
+        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock),
                                encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

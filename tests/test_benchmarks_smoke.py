@@ -17,9 +17,10 @@ import pytest
 
 from tests.ntutil import REPO
 
-pytestmark = [pytest.mark.network, pytest.mark.slow]
+# Also runs the kitbot robot program (port 5810): never beside another robot program.
+pytestmark = [pytest.mark.network, pytest.mark.slow, pytest.mark.robot]
 
-TIMEOUT = 120  # s; a quick run takes about 20 s
+TIMEOUT = 180  # s; a quick run takes about 30 s
 
 NUMBER = r"(\d+(?:\.\d+)?)"
 
@@ -77,3 +78,11 @@ def test_run_all_quick_prints_throughput_and_latency_tables(tmp_path):
         m = re.search(re.escape(label) + r"\s+(-?[\d.]+)\s+([\d.]+)\s+([\d.]+)", out)
         assert m, f"no pacing row for {label}:\n{out}"
     assert "## Real-time pacing" in md
+    # Lock-step with the kitbot robot program: two positive rates and the determinism verdict.
+    m = re.search(r"^kitbot example, lock-step \(2 runs\)\s+" + NUMBER + r"× / " + NUMBER + "×",
+                  out, re.M)
+    assert m, f"no lock-step row:\n{out}"
+    assert float(m.group(1)) > 0 and float(m.group(2)) > 0
+    assert re.search(r"^determinism: pose traces of the 2 runs\s+(bit-identical|DIFFERENT)",
+                     out, re.M), out
+    assert "## Lock-step with a robot program" in md

@@ -19,6 +19,7 @@ from __future__ import annotations
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable
 
 import wpilib
@@ -43,27 +44,14 @@ class LockstepServer(threading.Thread):
         self.sock = socket.create_server((cfg.bind, cfg.port))
 
     def run(self) -> None:
-        cfg = self.cfg
-        self.sock.settimeout(cfg.connect_timeout if cfg.lockstep else None)
-        try:
-            conn, peer = self.sock.accept()
-        except TimeoutError:
-            self.say(f"lock-step: no simserver connected to {cfg.bind}:{cfg.port} within "
-                     f"{cfg.connect_timeout:g} s (bridge.connect_timeout). Start `simserver run` "
-                     "beside the robot program, or set bridge.lockstep = false.")
-            self.exit_process(1)
+        link = self._accept()
+        if link is None:
             return
-        self.sock.close()
-        link = Link(conn)
+        cfg = self.cfg
         try:
-            hello = link.receive(cfg.timeout)
-            if hello.get("hello") != "simserver" or hello.get("version") != VERSION:
-                raise LinkError(f"unexpected greeting {hello!r}")
             waitForProgramStart()
             pauseTiming()
             link.send({"hello": "bridge", "version": VERSION, "period": cfg.period})
-            self.say(f"lock-step with simserver at {peer[0]}:{peer[1]}, period "
-                     f"{cfg.period * 1e3:g} ms")
             self.active.set()
             self._loop(link)
         except LinkError as exc:
@@ -72,6 +60,38 @@ class LockstepServer(threading.Thread):
                      "advance without simserver.")
             self.exit_process(1)
         finally:
+            link.close()
+
+    def _accept(self) -> Link | None:
+        """The first connection that greets like simserver; others (port probes, health
+        checks) are closed and listening goes on. None after ``connect_timeout`` when
+        lock-step is required (the process is then ending)."""
+        cfg = self.cfg
+        deadline = time.monotonic() + cfg.connect_timeout if cfg.lockstep else None
+        while True:
+            self.sock.settimeout(None if deadline is None else max(0.0, deadline -
+                                                                    time.monotonic()))
+            try:
+                conn, peer = self.sock.accept()
+            except TimeoutError:
+                self.say(f"lock-step: no simserver connected to {cfg.bind}:{cfg.port} within "
+                         f"{cfg.connect_timeout:g} s (bridge.connect_timeout). Start `simserver "
+                         "run` beside the robot program, or set bridge.lockstep = false.")
+                self.exit_process(1)
+                return None
+            link = Link(conn)
+            try:
+                hello = link.receive(min(cfg.timeout, 2.0))
+            except LinkError:
+                link.close()
+                continue
+            if hello.get("hello") == "simserver" and hello.get("version") == VERSION:
+                self.sock.close()
+                self.say(f"lock-step with simserver at {peer[0]}:{peer[1]}, period "
+                         f"{cfg.period * 1e3:g} ms")
+                return link
+            self.say(f"lock-step: ignored a connection from {peer[0]} that did not greet as "
+                     f"simserver {VERSION}: {hello!r:.80}")
             link.close()
 
     def _loop(self, link: Link) -> None:

@@ -22,6 +22,8 @@ def _default_text(spec: Spec) -> str:
         return ""
     if spec.required:
         return "**required**"
+    if spec.kind == "hal":
+        return "(not wired)"
     if spec.default is None:
         return "(none)"
     if isinstance(spec.default, bool):

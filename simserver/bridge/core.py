@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from wpilib.simulation import (
+    AnalogGyroSim,
     DriverStationSim,
     EncoderSim,
     PWMSim,
@@ -169,6 +170,9 @@ class Bridge:
                     f"encoder:{c}" in wired for c in (ch - 1,)):
                 out.append(f'Encoder on DIO {ch}: add hal = "encoder:{ch}" to an '
                            "[encoders.<name>] table")
+        for ch in range(8):
+            if AnalogGyroSim(ch).getInitialized() and f"analoggyro:{ch}" not in wired:
+                out.append(f'AnalogGyro on analog {ch}: add hal = "analoggyro:{ch}" to [gyro]')
         for dev in SimDeviceSim.enumerateDevices(""):
             line = _device_line(dev, wired)
             if line:
@@ -182,10 +186,13 @@ def _device_line(dev: str, wired: set[str]) -> str | None:
              ("SPARK MAX [", "sparkmax", "[motors.<name>]"),
              ("SPARK Flex [", "sparkflex", "[motors.<name>]"),
              ("CANGyro:Pigeon 2 (v6)[", "pigeon2", "[gyro]"),
+             ("navX-Sensor[", "navx", "[gyro]"),
+             ("Gyro:ADXRS450[", "adxrs450", "[gyro]"),
              ("CANEncoder:CANcoder (v6)[", "cancoder", "[encoders.<name>]"))
     for prefix, kind, table in kinds:
         if dev.startswith(prefix) and dev.endswith("]"):
             can_id = dev[len(prefix):-1]
-            if can_id.isdigit() and f"{kind}:{can_id}" not in wired:
-                return f'{dev}: add hal = "{kind}:{can_id}" to a {table} table'
+            address = kind if kind in ("navx", "adxrs450") else f"{kind}:{can_id}"
+            if can_id.isdigit() and address not in wired:
+                return f'{dev}: add hal = "{address}" to a {table} table'
     return None

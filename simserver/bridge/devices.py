@@ -44,16 +44,22 @@ def talonfx_name(can_id: int) -> str:
 
 
 class LazyDevice:
-    """A SimDevice looked up by name until it exists."""
+    """A SimDevice looked up by name until it exists; with ``prefix``, the first device whose
+    name starts with ``name``."""
 
-    def __init__(self, name: str):
+    def __init__(self, name: str, prefix: bool = False):
         self.name = name
+        self.prefix = prefix
         self._sim: SimDeviceSim | None = None
 
     def get(self) -> SimDeviceSim | None:
         """The device, or None while the robot program has not created it."""
-        if self._sim is None and self.name in SimDeviceSim.enumerateDevices(self.name):
-            self._sim = SimDeviceSim(self.name)
+        if self._sim is None:
+            names = SimDeviceSim.enumerateDevices(self.name)
+            found = names[0] if self.prefix and names else (
+                self.name if self.name in names else None)
+            if found is not None:
+                self._sim = SimDeviceSim(found)
         return self._sim
 
     def read(self, value: str, default: float = 0.0) -> float:
@@ -275,7 +281,7 @@ def encoder_sink(address: HalAddress, unit: str, ticks_per_revolution: int) -> E
 
 class Gyro:
     """A yaw gyro. ``write`` takes yaw and rate CCW positive (deg, deg/s); WPILib's analog and
-    ADXRS450 gyros read clockwise positive, so they get the negation."""
+    ADXRS450 gyros and the navX read clockwise positive, so they get the negation."""
 
     def __init__(self, address: HalAddress):
         self.kind = address.kind
@@ -287,6 +293,8 @@ class Gyro:
             self._device = LazyDevice(f"CANGyro:Pigeon 2 (v6)[{self.channel}]")
         elif address.kind == "adxrs450":
             self._device = LazyDevice("Gyro:ADXRS450[0]")
+        elif address.kind == "navx":
+            self._device = LazyDevice("navX-Sensor[", prefix=True)
         elif address.kind == "simdevice":
             self._device = LazyDevice(address.device)
             self._value = address.value
@@ -320,6 +328,10 @@ class Gyro:
             assert self._device is not None
             self._device.write("rawYawInput", yaw)
             self._device.write("angularVelZ", rate)
+        elif self.kind == "navx":  # so does the navX library (a software zero)
+            assert self._device is not None
+            self._device.write("Yaw", -yaw)
+            self._device.write("Rate", -rate)
         elif self.kind == "simdevice":
             self._yaw(yaw)
         else:

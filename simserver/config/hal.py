@@ -15,7 +15,7 @@ encoder    ``encoder:A``                                            ``wpilib.Enc
            ``cancoder:N``                                           Phoenix 6 CANcoder
            ``sparkmax:N``, ``sparkflex:N``                          SPARK relative encoder
            ``simdevice:DEVICE/VALUE``                               any SimDevice double
-gyro       ``analoggyro:N``, ``adxrs450``, ``pigeon2:N``,            yaw gyro
+gyro       ``analoggyro:N``, ``adxrs450``, ``navx``, ``pigeon2:N``,   yaw gyro
            ``simdevice:DEVICE/VALUE``
 solenoid   ``ctre:N``, ``rev:N``                                    solenoid channel N of a
                                                                     CTRE PCM / REV PH
@@ -35,12 +35,12 @@ from dataclasses import dataclass
 ROLES: dict[str, tuple[str, ...]] = {
     "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
     "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "simdevice"),
-    "gyro": ("analoggyro", "adxrs450", "pigeon2", "simdevice"),
+    "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "simdevice"),
     "solenoid": ("ctre", "rev"),
     "switch": ("dio",),
 }
 # Kinds that take no channel.
-_BARE = {"adxrs450"}
+_BARE = {"adxrs450", "navx"}
 # Encoders on CAN devices report shaft rotations: their config unit must be an angle.
 CAN_ENCODERS = ("talonfx", "cancoder", "sparkmax", "sparkflex")
 CHANNEL_MAX = {"pwm": 19, "encoder": 31, "dio": 31, "analoggyro": 7, "ctre": 7, "rev": 15}

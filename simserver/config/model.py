@@ -320,7 +320,7 @@ class GyroConfig:
         "0 deg/s", "angular speed", "Constant bias added to the rate, integrated into yaw.",
     )
     hal: tuple[HalAddress, ...] = hal(
-        "gyro", "The robot program's gyro, for the bridge: `analoggyro:N`, `adxrs450`, "
+        "gyro", "The robot program's gyro, for the bridge: `analoggyro:N`, `adxrs450`, `navx`, "
         "`pigeon2:N` or `simdevice:DEVICE/VALUE` (yaw in degrees, CCW positive).")
 
 

@@ -240,3 +240,42 @@ def test_sensors_resume_after_the_robot_program_restarts(kitbot, tmp_path):
         ntcore.NetworkTableInstance.destroy(inst)
         sim.terminate()
         sim.wait(10)
+
+
+PHYSICS_PY = '''
+import os
+
+
+class PhysicsEngine:
+    """A team's own physics.py: counts its calls into $PHYSICS_LOG."""
+
+    def __init__(self, physics_controller, robot):
+        self.calls = 0
+
+    def update_sim(self, now, tm_diff):
+        self.calls += 1
+        with open(os.environ["PHYSICS_LOG"], "w") as fh:
+            fh.write(str(self.calls))
+'''
+
+
+def test_a_teams_own_physics_py_keeps_working_beside_the_bridge(tmp_path):
+    import shutil
+
+    project = tmp_path / "kitbot"
+    shutil.copytree(KITBOT, project)
+    (project / "physics.py").write_text(PHYSICS_PY)
+    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml")
+    calls = tmp_path / "physics-calls.txt"
+    robot = RobotProgram(project, cfg, tmp_path, env={"PHYSICS_LOG": str(calls)})
+    try:
+        robot.wait_ready()
+        out = tmp_path / "run.json"
+        run = simserver(str(cfg), "--lockstep", "--fast", "--enable", "autonomous",
+                        "--duration", "2", "--json", str(out))
+        robot.wait_exit(15)
+    finally:
+        robot.close()
+    assert run.returncode == 0, run.stderr
+    assert json.loads(out.read_text())["summary"]["x"] > 2.5  # the bridge drove the robot
+    assert int(calls.read_text()) >= 100  # and physics.py ran every loop (2 s = 100 loops)

@@ -58,7 +58,9 @@ def main() -> None:
               help="Stop after this much simulated time.")
 @click.option("--inputs", "inputs", type=click.Path(dir_okay=False), metavar="CSV",
               help="Drive motors/solenoids from a CSV (time column + one column per name) "
-                   "instead of NetworkTables. Without --serve/--server, nothing is published.")
+                   "instead of NetworkTables; with --enable, columns joystick<n>/axis<k> and "
+                   "joystick<n>/button<k> drive the robot program's joysticks. Without "
+                   "--serve/--server/--enable/--lockstep, nothing is published.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PNG",
               help="Write a plot of path, wheel speeds, battery voltage and current.")
 @click.option("--summary/--no-summary", default=None,

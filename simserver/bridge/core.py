@@ -33,6 +33,7 @@ from simserver.bridge.devices import (
     motor_source,
     talonfx_name,
 )
+from simserver.config import hal
 from simserver.config.model import Config
 from simserver.io import topics
 
@@ -158,26 +159,54 @@ class Bridge:
         wired |= {str(a) for e in self.cfg.encoders.values() for a in e.hal}
         wired |= {str(a) for a in self.cfg.gyro.hal}
         out = []
-        for ch in range(20):
+        for ch in range(hal.CHANNEL_MAX["pwm"] + 1):
             if PWMSim(ch).getInitialized() and f"pwm:{ch}" not in wired:
                 out.append(f'PWM {ch}: add hal = "pwm:{ch}" to a [motors.<name>] table')
-        for ch in range(32):
-            try:
-                sim = EncoderSim.createForChannel(ch)
-            except IndexError:
-                continue
-            if sim.getInitialized() and f"encoder:{ch}" not in wired and not any(
-                    f"encoder:{c}" in wired for c in (ch - 1,)):
-                out.append(f'Encoder on DIO {ch}: add hal = "encoder:{ch}" to an '
+        for channels in _encoders():
+            if not any(f"encoder:{c}" in wired for c in channels):
+                where = " and ".join(str(c) for c in channels)
+                out.append(f'Encoder on DIO {where}: add hal = "encoder:{channels[0]}" to an '
                            "[encoders.<name>] table")
-        for ch in range(8):
+        for ch in range(hal.CHANNEL_MAX["analoggyro"] + 1):
             if AnalogGyroSim(ch).getInitialized() and f"analoggyro:{ch}" not in wired:
-                out.append(f'AnalogGyro on analog {ch}: add hal = "analoggyro:{ch}" to [gyro]')
+                out.append(f'AnalogGyro on analog {ch}: add hal = "analoggyro:{ch}" to the '
+                           "[gyro] table")
         for dev in SimDeviceSim.enumerateDevices(""):
             line = _device_line(dev, wired)
             if line:
                 out.append(line)
         return out
+
+
+def _encoders() -> list[list[int]]:
+    """DIO channels of each encoder the program created. EncoderSim finds an encoder by either
+    of its channels and does not say which encoder it found, so two channels are told apart
+    by writing a probe into one's max-period field and reading the other's (then restoring
+    it; this runs while the robot thread is between loops)."""
+    found: list[tuple[EncoderSim, list[int]]] = []
+    for ch in range(hal.CHANNEL_MAX["encoder"] + 1):
+        try:
+            sim = EncoderSim.createForChannel(ch)
+        except IndexError:
+            continue
+        if not sim.getInitialized():
+            continue
+        for other, channels in found:
+            if _same_encoder(other, sim):
+                channels.append(ch)
+                break
+        else:
+            found.append((sim, [ch]))
+    return [channels for _, channels in found]
+
+
+def _same_encoder(a: EncoderSim, b: EncoderSim) -> bool:
+    saved = a.getMaxPeriod()
+    probe = saved * 2.0 + 1.0
+    a.setMaxPeriod(probe)
+    same = b.getMaxPeriod() == probe
+    a.setMaxPeriod(saved)
+    return same
 
 
 def _device_line(dev: str, wired: set[str]) -> str | None:

@@ -288,7 +288,7 @@ class Gyro:
         self.channel = address.channel or 0
         self._analog: AnalogGyroSim | None = None
         self._device: LazyDevice | None = None
-        self._value = "angle"
+        self._value = "angle_x"  # the ADXRS450's SimDevice value
         if address.kind == "pigeon2":
             self._device = LazyDevice(f"CANGyro:Pigeon 2 (v6)[{self.channel}]")
         elif address.kind == "adxrs450":
@@ -339,7 +339,7 @@ class Gyro:
             if self._analog is not None:
                 self._analog.setRate(-rate)
             elif self._device is not None:
-                self._device.write("rate", -rate)
+                self._device.write("rate_x", -rate)
 
 
 class Switch:

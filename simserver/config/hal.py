@@ -43,7 +43,9 @@ ROLES: dict[str, tuple[str, ...]] = {
 _BARE = {"adxrs450", "navx"}
 # Encoders on CAN devices report shaft rotations: their config unit must be an angle.
 CAN_ENCODERS = ("talonfx", "cancoder", "sparkmax", "sparkflex")
-CHANNEL_MAX = {"pwm": 19, "encoder": 31, "dio": 31, "analoggyro": 7, "ctre": 7, "rev": 15}
+# Highest channel of each kind on a roboRIO (WPILib's SensorUtil: 20 PWM, 31 DIO, analog gyros
+# on the 2 accumulator inputs).
+CHANNEL_MAX = {"pwm": 19, "encoder": 30, "dio": 30, "analoggyro": 1, "ctre": 7, "rev": 15}
 
 
 class HalAddressError(ValueError):
@@ -104,7 +106,7 @@ def parse(text: str, role: str) -> HalAddress:
                                   '"simdevice:CANMotor:Talon FX (v6)[1]/dutyCycle"')
         return HalAddress(kind, device=device, value=value)
     rest = rest.strip()
-    if not sep or not rest.isdigit():
+    if not sep or not (rest.isascii() and rest.isdigit()):
         raise HalAddressError(f'expected "{kind}:N" with a channel number N, got {text!r}')
     channel = int(rest)
     top = CHANNEL_MAX.get(kind, 62)  # CAN ids are 0..62

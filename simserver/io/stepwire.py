@@ -53,8 +53,8 @@ class Link:
             left = deadline - time.monotonic()
             if left <= 0:
                 raise LinkError(f"no message for {timeout:g} s")
-            self.sock.settimeout(left)
             try:
+                self.sock.settimeout(left)
                 chunk = self.sock.recv(65536)
             except TimeoutError:
                 continue

@@ -27,6 +27,19 @@ def issues(text: str) -> list[tuple[str, str]]:
     return [(i.path, i.message) for i in config_error(text).issues]
 
 
+def contains(text: str, parts: str | tuple[str, ...]) -> bool:
+    """``text`` holds ``parts`` (one string or several)."""
+    return all(p in text for p in ((parts,) if isinstance(parts, str) else parts))
+
+
+def rejected(text: str, role: str) -> bool:
+    try:
+        parse(text, role)
+    except HalAddressError:
+        return True
+    return False
+
+
 def left_hal(value: str, right: str | None = None) -> str:
     """The base config with ``hal = <value>`` (TOML) in [motors.left] (and ``right`` in
     [motors.right])."""
@@ -45,7 +58,7 @@ VALID = [
     ("simdevice:CANMotor:Talon FX (v6)[1]/dutyCycle", "motor",
      HalAddress("simdevice", device="CANMotor:Talon FX (v6)[1]", value="dutyCycle")),
     ("encoder:0", "encoder", HalAddress("encoder", 0)),
-    ("encoder:31", "encoder", HalAddress("encoder", 31)),
+    ("encoder:30", "encoder", HalAddress("encoder", 30)),
     ("talonfx:3", "encoder", HalAddress("talonfx", 3)),
     ("cancoder:5", "encoder", HalAddress("cancoder", 5)),
     ("sparkmax:6", "encoder", HalAddress("sparkmax", 6)),
@@ -53,8 +66,9 @@ VALID = [
     ("simdevice:MyEncoder[0]/position", "encoder",
      HalAddress("simdevice", device="MyEncoder[0]", value="position")),
     ("analoggyro:0", "gyro", HalAddress("analoggyro", 0)),
-    ("analoggyro:7", "gyro", HalAddress("analoggyro", 7)),
+    ("analoggyro:1", "gyro", HalAddress("analoggyro", 1)),
     ("adxrs450", "gyro", HalAddress("adxrs450")),
+    ("navx", "gyro", HalAddress("navx")),
     ("pigeon2:10", "gyro", HalAddress("pigeon2", 10)),
     ("simdevice:navX-Sensor[4]/Yaw", "gyro",
      HalAddress("simdevice", device="navX-Sensor[4]", value="Yaw")),
@@ -62,7 +76,7 @@ VALID = [
     ("ctre:7", "solenoid", HalAddress("ctre", 7)),
     ("rev:15", "solenoid", HalAddress("rev", 15)),
     ("dio:3", "switch", HalAddress("dio", 3)),
-    ("!dio:31", "switch", HalAddress("dio", 31, inverted=True)),
+    ("!dio:30", "switch", HalAddress("dio", 30, inverted=True)),
 ]
 
 
@@ -99,6 +113,7 @@ def test_bare_address_has_no_channel_and_prints_its_kind():
     a = parse("adxrs450", "gyro")
     assert a.channel is None
     assert str(a) == "adxrs450"
+    assert str(parse("navx", "gyro")) == "navx"
     assert str(HalAddress("dio", 4, inverted=True)) == "!dio:4"
     assert str(HalAddress("dio", 4)) == "dio:4"
 
@@ -107,7 +122,7 @@ def test_roles_cover_exactly_the_documented_kinds():
     assert hal.ROLES == {
         "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
         "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "simdevice"),
-        "gyro": ("analoggyro", "adxrs450", "pigeon2", "simdevice"),
+        "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "simdevice"),
         "solenoid": ("ctre", "rev"),
         "switch": ("dio",),
     }
@@ -117,7 +132,7 @@ def test_roles_cover_exactly_the_documented_kinds():
     ("motor", '"pwm:0", "talonfx:0", "sparkmax:0", "sparkflex:0", "simdevice:DEVICE/VALUE"'),
     ("encoder", '"encoder:0", "talonfx:0", "cancoder:0", "sparkmax:0", "sparkflex:0", '
                 '"simdevice:DEVICE/VALUE"'),
-    ("gyro", '"analoggyro:0", "adxrs450", "pigeon2:0", "simdevice:DEVICE/VALUE"'),
+    ("gyro", '"analoggyro:0", "adxrs450", "navx", "pigeon2:0", "simdevice:DEVICE/VALUE"'),
     ("solenoid", '"ctre:0", "rev:0"'),
     ("switch", '"dio:0"'),
 ])
@@ -144,9 +159,9 @@ ERRORS = [
     ("pwm:0", "encoder", "unknown encoder device kind 'pwm'"),
     ("dio:0", "solenoid", "unknown solenoid device kind 'dio'"),
     ("pwm:20", "motor", "pwm channels are 0..19, got 20"),
-    ("encoder:32", "encoder", "encoder channels are 0..31, got 32"),
-    ("dio:32", "switch", "dio channels are 0..31, got 32"),
-    ("analoggyro:8", "gyro", "analoggyro channels are 0..7, got 8"),
+    ("encoder:32", "encoder", ("encoder channels are 0..", ", got 32")),
+    ("dio:32", "switch", ("dio channels are 0..", ", got 32")),
+    ("analoggyro:8", "gyro", ("analoggyro channels are 0..", ", got 8")),
     ("ctre:8", "solenoid", "ctre channels are 0..7, got 8"),
     ("rev:16", "solenoid", "rev channels are 0..15, got 16"),
     ("talonfx:63", "motor", "talonfx channels are 0..62, got 63"),
@@ -157,6 +172,8 @@ ERRORS = [
     ("pwm:1.5", "motor", "expected \"pwm:N\" with a channel number N, got 'pwm:1.5'"),
     ("pwm:one", "motor", "expected \"pwm:N\" with a channel number N, got 'pwm:one'"),
     ("adxrs450:0", "gyro", "'adxrs450' takes no channel"),
+    ("navx:1", "gyro", "'navx' takes no channel"),
+    ("navix", "gyro", "unknown gyro device kind 'navix'; did you mean 'navx'?"),
     ("!pwm:3", "motor", "'!' (inverted) applies to dio switches only"),
     ("!ctre:3", "solenoid", "'!' (inverted) applies to dio switches only"),
     ("simdevice", "motor", 'expected "simdevice:DEVICE/VALUE"'),
@@ -171,7 +188,7 @@ ERRORS = [
 def test_parse_rejects_with_a_message_saying_what_is_expected(text, role, message):
     with pytest.raises(HalAddressError) as exc:
         parse(text, role)
-    assert message in str(exc.value)
+    assert contains(str(exc.value), message)
 
 
 def test_no_did_you_mean_for_a_kind_nothing_resembles():
@@ -184,19 +201,30 @@ def test_address_errors_are_value_errors():
     assert issubclass(HalAddressError, ValueError)
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="BUG simserver/config/hal.py parse(): str.isdigit() "
-                   "accepts superscript digits that int() rejects, so a plain ValueError "
-                   "escapes instead of HalAddressError")
+@pytest.mark.parametrize(("text", "role"), [
+    ("dio:31", "switch"), ("!dio:31", "switch"), ("encoder:31", "encoder"),
+])
+def test_dio_channel_31_does_not_exist(text, role):
+    assert rejected(text, role)
+
+
+@pytest.mark.parametrize("channel", [2, 7])
+def test_analog_gyro_exists_on_accumulator_channels_only(channel):
+    assert rejected(f"analoggyro:{channel}", "gyro")
+
+
+def test_the_last_real_channels_are_accepted():
+    for text, role in [("pwm:19", "motor"), ("dio:30", "switch"), ("encoder:30", "encoder"),
+                       ("analoggyro:1", "gyro"), ("ctre:7", "solenoid"), ("rev:15", "solenoid"),
+                       ("talonfx:62", "motor")]:
+        assert not rejected(text, role), text
+
+
 def test_superscript_channel_is_an_address_error():
     with pytest.raises(HalAddressError):
         parse("pwm:²", "motor")
 
 
-@pytest.mark.xfail(strict=True, raises=ValueError,
-                   reason="BUG simserver/config/hal.py parse(): 'pwm:²' raises "
-                   "ValueError from int(), which the loader does not catch: loads() crashes "
-                   "instead of raising ConfigError")
 def test_superscript_channel_in_a_config_is_a_config_error():
     err = config_error(left_hal('"pwm:²"'))
     assert [i.path for i in err.issues] == ["motors.left.hal"]
@@ -325,12 +353,13 @@ def test_wiring_error_renders_with_file_and_path():
      '"sparkmax:0", "sparkflex:0", "simdevice:DEVICE/VALUE", got an array'),
     ('[encoders.x]\nmotor = "left"\nhal = ["encoder:0"]\n', "encoders.x.hal", "got an array"),
     ('[encoders.x]\nmotor = "left"\nhal = "encoder:40"\n', "encoders.x.hal",
-     "encoder channels are 0..31, got 40"),
+     ("encoder channels are 0..", ", got 40")),
     ('[gyro]\nhal = ["adxrs450"]\n', "gyro.hal", "got an array"),
     ('[gyro]\nhal = "adxrs450:0"\n', "gyro.hal", "'adxrs450' takes no channel"),
-    ('[gyro]\nhal = "analoggyro:9"\n', "gyro.hal", "analoggyro channels are 0..7, got 9"),
-    ('[gyro]\nhal = "navx:0"\n', "gyro.hal", "unknown gyro device kind 'navx'"),
-    ('[gyro]\nhal = 5\n', "gyro.hal", 'such as "analoggyro:0", "adxrs450", "pigeon2:0", '
+    ('[gyro]\nhal = "analoggyro:9"\n', "gyro.hal", ("analoggyro channels are 0..", ", got 9")),
+    ('[gyro]\nhal = "bno055:0"\n', "gyro.hal", "unknown gyro device kind 'bno055'"),
+    ('[gyro]\nhal = "navx:0"\n', "gyro.hal", "'navx' takes no channel"),
+    ('[gyro]\nhal = 5\n', "gyro.hal", 'such as "analoggyro:0", "adxrs450", "navx", "pigeon2:0", '
      '"simdevice:DEVICE/VALUE", got 5 (integer)'),
     ('[solenoids.s]\nhal = "ctre:8"\n', "solenoids.s.hal", "ctre channels are 0..7, got 8"),
     ('[solenoids.s]\nhal = "rve:1"\n', "solenoids.s.hal",
@@ -338,7 +367,7 @@ def test_wiring_error_renders_with_file_and_path():
      '(expected one of "ctre:0", "rev:0")'),
     ('[solenoids.s]\nhal = ["ctre:1", "ctre:2"]\n', "solenoids.s.hal", "got an array"),
     (LIFT_MOTOR + '[switches.sw]\nmechanism = "lift"\nposition = "0 m"\nhal = "dio:40"\n',
-     "switches.sw.hal", "dio channels are 0..31, got 40"),
+     "switches.sw.hal", ("dio channels are 0..", ", got 40")),
     (LIFT_MOTOR + '[switches.sw]\nmechanism = "lift"\nposition = "0 m"\nhal = "pwm:1"\n',
      "switches.sw.hal", "unknown switch device kind 'pwm' (expected one of \"dio:0\")"),
 ])
@@ -346,7 +375,7 @@ def test_non_motor_wiring_errors_name_the_key(extra, path, message):
     found = issues(BASE + extra)
     assert len(found) == 1, found
     assert found[0][0] == path
-    assert message in found[0][1]
+    assert contains(found[0][1], message)
 
 
 @pytest.mark.parametrize(("text", "path", "message"), [

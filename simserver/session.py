@@ -41,8 +41,9 @@ class RunOptions:
     duration: simulated seconds (None: until stopped), counted from the moment the robot
     program reports the ``enable`` mode when one is given. enable: a mode the bridge puts the
     robot program's Driver Station in. lockstep: step the robot program's clock through the
-    bridge (``endpoint`` host, ``bridge.port``). wait: wall seconds to wait for the robot
-    program to connect and enable before giving up. check: expectations observed every tick
+    bridge (``endpoint`` host, ``bridge.port``). wait: seconds to wait for the robot program to
+    connect and enable before giving up (wall time; in lock-step, the robot program's time
+    once connected). check: expectations observed every tick
     after enabling."""
 
     fast: bool = False

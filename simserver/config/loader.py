@@ -60,24 +60,32 @@ def load_default() -> Config:
     return loads(default_config_text(), source=f"<bundled {DEFAULT_CONFIG_NAME}>")
 
 
+def _read(path: str | Path) -> str:
+    """The text of a TOML file; ConfigError naming the file if it cannot be read."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), [ConfigIssue("", "file not found")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), [ConfigIssue("", f"cannot read: {exc}")]) from None
+
+
+def _parse(text: str, source: str) -> dict[str, Any]:
+    """TOML text as a table; ConfigError naming ``source`` on a syntax error."""
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(source, [ConfigIssue("", f"not valid TOML: {exc}")]) from None
+
+
 def load(path: str | Path) -> Config:
     """Load and validate a config file. Raises ConfigError naming the file on any problem."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(str(p), [ConfigIssue("", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(p), [ConfigIssue("", f"cannot read: {exc}")]) from None
-    return loads(text, source=str(p))
+    return loads(_read(path), source=str(path))
 
 
 def loads(text: str, source: str = "<string>") -> Config:
     """Validate TOML text. ``source`` names the file in error messages."""
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(source, [ConfigIssue("", f"not valid TOML: {exc}")]) from None
+    raw = _parse(text, source)
     issues: list[ConfigIssue] = []
     cfg = _build(Config, raw, "", issues)
     if not issues:
@@ -570,15 +578,4 @@ def load_schema_file(cls: type, path: str | Path) -> Any:
     """Read a TOML file other than a robot config (a CI scenario, say) and validate it against
     the schema dataclass ``cls`` the way `load` validates a config: a missing file, a TOML
     syntax error and every key problem raise ConfigError naming the file."""
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ConfigError(str(p), [ConfigIssue("", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(p), [ConfigIssue("", f"cannot read: {exc}")]) from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(str(p), [ConfigIssue("", f"not valid TOML: {exc}")]) from None
-    return load_section(cls, raw, source=str(p))
+    return load_section(cls, _parse(_read(path), str(path)), source=str(path))

@@ -9,7 +9,6 @@ Driver Station. Runs on the robot thread (real time) or while the robot thread i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -22,6 +21,7 @@ from wpilib.simulation import (
     SimDeviceSim,
 )
 
+from simserver import halmap
 from simserver.bridge.devices import (
     Gyro,
     LazyDevice,
@@ -31,7 +31,6 @@ from simserver.bridge.devices import (
     Switch,
     encoder_sink,
     motor_source,
-    talonfx_name,
 )
 from simserver.config import hal
 from simserver.config.model import Config
@@ -40,19 +39,10 @@ from simserver.io import topics
 
 def robot_mode() -> str:
     """The Driver Station state the robot program sees: one of ``topics.MODES``."""
-    if not DriverStationSim.getEnabled():
-        return "disabled"
-    if DriverStationSim.getAutonomous():
-        return "autonomous"
-    if DriverStationSim.getTest():
-        return "test"
-    return "teleop"
+    return halmap.mode_name(DriverStationSim.getEnabled(), DriverStationSim.getAutonomous(),
+                            DriverStationSim.getTest())
 
 
-def _finite(x: Any) -> float | None:
-    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
-        return None
-    return float(x)
 
 
 class Bridge:
@@ -67,8 +57,8 @@ class Bridge:
                          for name, e in cfg.encoders.items() if e.hal}
         self.gyro = Gyro(cfg.gyro.hal[0]) if cfg.gyro.hal else None
         self.switches = {name: Switch(s.hal[0]) for name, s in cfg.switches.items() if s.hal}
-        self._talons = [LazyDevice(talonfx_name(a.channel or 0)) for m in cfg.motors.values()
-                        for a in m.hal if a.kind == "talonfx"]
+        self._talons = [LazyDevice(halmap.talonfx_motor(a.channel or 0))
+                        for m in cfg.motors.values() for a in m.hal if a.kind == "talonfx"]
         self._mode = ""
         self._warned_spark: set[str] = set()
         self.warnings: list[str] = []
@@ -81,8 +71,7 @@ class Bridge:
         enabled = DriverStationSim.getEnabled()
         out: dict[str, Any] = {}
         for name, sources in self.motors.items():
-            duty = sum(s.duty() for s in sources) / len(sources) if enabled else 0.0
-            out[topics.motor(name)] = duty
+            out[topics.motor(name)] = halmap.mean_duty([s.duty() for s in sources], enabled)
             for s in sources:
                 if isinstance(s, SparkMotor) and s.unsupported_mode is not None and (
                         name not in self._warned_spark):
@@ -102,15 +91,15 @@ class Bridge:
         """Write sensor values and Driver Station commands (topic -> value); values that are
         missing, of the wrong type or not finite are skipped."""
         for name, sink in self.encoders.items():
-            pos = _finite(values.get(topics.encoder_position(name)))
+            pos = halmap.finite(values.get(topics.encoder_position(name)))
             if pos is not None:
-                vel = _finite(values.get(topics.encoder_velocity(name)))
+                vel = halmap.finite(values.get(topics.encoder_velocity(name)))
                 sink.write(pos, vel or 0.0)
         if self.gyro is not None:
-            yaw = _finite(values.get(topics.GYRO_YAW))
+            yaw = halmap.finite(values.get(topics.GYRO_YAW))
             if yaw is not None:
-                self.gyro.write(yaw, _finite(values.get(topics.GYRO_RATE)) or 0.0)
-        volts = _finite(values.get(topics.BATTERY_VOLTAGE))
+                self.gyro.write(yaw, halmap.finite(values.get(topics.GYRO_RATE)) or 0.0)
+        volts = halmap.finite(values.get(topics.BATTERY_VOLTAGE))
         if volts is not None and volts >= 0.0:
             RoboRioSim.setVInVoltage(volts)
             for talon in self._talons:
@@ -127,26 +116,27 @@ class Bridge:
         for i in range(topics.JOYSTICKS):
             axes = values.get(topics.joystick_axes(i))
             if isinstance(axes, (list, tuple)):
-                clean = [max(-1.0, min(1.0, x)) if (x := _finite(a)) is not None else 0.0
-                         for a in axes[:12]]
+                clean = halmap.clean_axes(axes)
                 DriverStationSim.setJoystickAxisCount(i, len(clean))
                 for k, a in enumerate(clean):
                     DriverStationSim.setJoystickAxis(i, k, a)
                 sticks = True
             buttons = values.get(topics.joystick_buttons(i))
             if isinstance(buttons, (list, tuple)):
-                DriverStationSim.setJoystickButtonCount(i, min(len(buttons), 32))
-                for k, b in enumerate(buttons[:32]):
-                    DriverStationSim.setJoystickButton(i, k + 1, b is True)
+                pressed = halmap.clean_buttons(buttons)
+                DriverStationSim.setJoystickButtonCount(i, len(pressed))
+                for k, b in enumerate(pressed):
+                    DriverStationSim.setJoystickButton(i, k + 1, b)
                 sticks = True
         changed = isinstance(mode, str) and mode in topics.MODES and mode != self._mode
         if changed:
             assert isinstance(mode, str)
             self._mode = mode
+            enabled, autonomous, test = halmap.mode_flags(mode)
             DriverStationSim.setDsAttached(True)
-            DriverStationSim.setAutonomous(mode == "autonomous")
-            DriverStationSim.setTest(mode == "test")
-            DriverStationSim.setEnabled(mode != "disabled")
+            DriverStationSim.setAutonomous(autonomous)
+            DriverStationSim.setTest(test)
+            DriverStationSim.setEnabled(enabled)
         if changed or sticks:
             DriverStationSim.notifyNewData()
 

@@ -12,7 +12,6 @@ changed it, keeps the difference as an offset, as the real device's counter woul
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Protocol
 
@@ -26,21 +25,9 @@ from wpilib.simulation import (
     SolenoidSim,
 )
 
+from simserver import halmap
 from simserver.config.hal import HalAddress
-from simserver.units import unit_kind, unit_scale
-
-TAU = 2.0 * math.pi
-# REV SPARK "Control Mode" values whose "Setpoint" is an open-loop output.
-_SPARK_DUTY, _SPARK_VOLTAGE = 0, 2
-
-
-def _spark_name(kind: str, can_id: int) -> str:
-    return f"{'SPARK MAX' if kind == 'sparkmax' else 'SPARK Flex'} [{can_id}]"
-
-
-def talonfx_name(can_id: int) -> str:
-    """SimDevice name of a Phoenix 6 Talon FX's motor output."""
-    return f"CANMotor:Talon FX (v6)[{can_id}]"
+from simserver.units import unit_kind
 
 
 class LazyDevice:
@@ -123,7 +110,7 @@ class TalonFxMotor:
     """A Phoenix 6 Talon FX: ``dutyCycle`` of its SimDevice (Phoenix fills it each sim loop)."""
 
     def __init__(self, can_id: int):
-        self.device = LazyDevice(talonfx_name(can_id))
+        self.device = LazyDevice(halmap.talonfx_motor(can_id))
 
     def duty(self) -> float:
         return self.device.read("dutyCycle")
@@ -134,7 +121,7 @@ class SparkMotor:
     own SparkSim driving it, the applied output."""
 
     def __init__(self, kind: str, can_id: int):
-        self.device = LazyDevice(_spark_name(kind, can_id))
+        self.device = LazyDevice(halmap.spark(kind, can_id))
         self.unsupported_mode: int | None = None
 
     def duty(self) -> float:
@@ -142,14 +129,12 @@ class SparkMotor:
         if dev.get() is None:
             return 0.0
         mode = round(dev.read("Control Mode"))
-        setpoint = dev.read("Setpoint")
-        if mode == _SPARK_DUTY:
-            return setpoint
-        if mode == _SPARK_VOLTAGE:
-            bus = dev.read("Bus Voltage", 12.0) or 12.0
-            return setpoint / bus
-        self.unsupported_mode = mode  # closed loop on the controller: only REV's sim knows
-        return dev.read("Applied Output")
+        duty, simulated = halmap.spark_duty(mode, dev.read("Setpoint"),
+                                            dev.read("Bus Voltage", 12.0),
+                                            dev.read("Applied Output"))
+        if not simulated:
+            self.unsupported_mode = mode
+        return duty
 
 
 class SimDeviceMotor:
@@ -235,13 +220,12 @@ class CanEncoder:
         ch = address.channel if address.channel is not None else 0
         self.kind = address.kind
         if address.kind == "talonfx":
-            self.device = LazyDevice(f"CANEncoder:Talon FX (v6)[{ch}]/Rotor Sensor")
+            self.device = LazyDevice(halmap.talonfx_rotor(ch))
         elif address.kind == "cancoder":
-            self.device = LazyDevice(f"CANEncoder:CANcoder (v6)[{ch}]")
+            self.device = LazyDevice(halmap.cancoder(ch))
         else:
-            self.device = LazyDevice(f"{_spark_name(address.kind, ch)} RELATIVE ENCODER")
-        self.per_unit = (1.0 / ticks_per_revolution if unit_kind(unit) == "ticks"
-                         else unit_scale(unit) / TAU)  # rotations per config unit
+            self.device = LazyDevice(halmap.spark_encoder(address.kind, ch))
+        self.per_unit = halmap.rotations_per_unit(unit, ticks_per_revolution)
 
     def write(self, position: float, velocity: float) -> None:
         rot, rps = position * self.per_unit, velocity * self.per_unit
@@ -290,11 +274,11 @@ class Gyro:
         self._device: LazyDevice | None = None
         self._value = "angle_x"  # the ADXRS450's SimDevice value
         if address.kind == "pigeon2":
-            self._device = LazyDevice(f"CANGyro:Pigeon 2 (v6)[{self.channel}]")
+            self._device = LazyDevice(halmap.pigeon2(self.channel))
         elif address.kind == "adxrs450":
-            self._device = LazyDevice("Gyro:ADXRS450[0]")
+            self._device = LazyDevice(halmap.ADXRS450_DEVICE)
         elif address.kind == "navx":
-            self._device = LazyDevice("navX-Sensor[", prefix=True)
+            self._device = LazyDevice(halmap.NAVX_PREFIX, prefix=True)
         elif address.kind == "simdevice":
             self._device = LazyDevice(address.device)
             self._value = address.value
@@ -324,22 +308,21 @@ class Gyro:
     def write(self, yaw: float, rate: float) -> None:
         if not self._ready():
             return
+        angle, angle_rate = halmap.gyro_reading(self.kind, yaw, rate)
         if self.kind == "pigeon2":  # Phoenix keeps the program's setYaw offset itself
             assert self._device is not None
-            self._device.write("rawYawInput", yaw)
-            self._device.write("angularVelZ", rate)
+            self._device.write("rawYawInput", angle)
+            self._device.write("angularVelZ", angle_rate)
         elif self.kind == "navx":  # so does the navX library (a software zero)
             assert self._device is not None
-            self._device.write("Yaw", -yaw)
-            self._device.write("Rate", -rate)
-        elif self.kind == "simdevice":
-            self._yaw(yaw)
+            self._device.write("Yaw", angle)
+            self._device.write("Rate", angle_rate)
         else:
-            self._yaw(-yaw)
+            self._yaw(angle)
             if self._analog is not None:
-                self._analog.setRate(-rate)
-            elif self._device is not None:
-                self._device.write("rate_x", -rate)
+                self._analog.setRate(angle_rate)
+            elif self.kind == "adxrs450" and self._device is not None:
+                self._device.write("rate_x", angle_rate)
 
 
 class Switch:

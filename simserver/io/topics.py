@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from simserver import halmap
 from simserver.config.model import Config
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
@@ -120,7 +121,7 @@ def extra_names(cfg: Config) -> set[str]:
 
 DS_MODE = f"{PREFIX}/ds/mode"
 ROBOT_MODE = f"{PREFIX}/robot/mode"
-MODES = ("disabled", "autonomous", "teleop", "test")
+MODES = halmap.MODES
 JOYSTICKS = 6
 
 

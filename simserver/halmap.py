@@ -1,0 +1,115 @@
+"""What each HAL device reads and writes, in its own names and units.
+
+The conversions both robot-side transports share: the in-process bridge
+(``simserver.bridge``, through ``wpilib.simulation``) and the halsim_ws client
+(``simserver.io.halsim_ws``, through WPILib's WebSocket protocol). Pure functions, no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from simserver.units import unit_kind, unit_scale
+
+# Gyros whose WPILib/vendor class reads clockwise positive (simserver's yaw is CCW positive).
+CLOCKWISE_GYROS = frozenset({"analoggyro", "adxrs450", "navx"})
+ADXRS450_DEVICE = "Gyro:ADXRS450[0]"  # on the onboard SPI CS0 port
+NAVX_PREFIX = "navX-Sensor["
+# REV SPARK "Control Mode" values whose "Setpoint" is an open-loop output.
+SPARK_DUTY, SPARK_VOLTAGE = 0, 2
+MODES = ("disabled", "autonomous", "teleop", "test")
+MAX_AXES, MAX_BUTTONS = 12, 32
+
+
+def talonfx_motor(can_id: int) -> str:
+    """SimDevice of a Phoenix 6 Talon FX's motor output (``dutyCycle``, ``supplyVoltage``)."""
+    return f"CANMotor:Talon FX (v6)[{can_id}]"
+
+
+def talonfx_rotor(can_id: int) -> str:
+    """SimDevice of a Talon FX's rotor sensor (``rawPositionInput`` rot, ``velocity`` rot/s)."""
+    return f"CANEncoder:Talon FX (v6)[{can_id}]/Rotor Sensor"
+
+
+def cancoder(can_id: int) -> str:
+    """SimDevice of a Phoenix 6 CANcoder (``rawPositionInput`` rot, ``velocity`` rot/s)."""
+    return f"CANEncoder:CANcoder (v6)[{can_id}]"
+
+
+def pigeon2(can_id: int) -> str:
+    """SimDevice of a Phoenix 6 Pigeon 2 (``rawYawInput`` deg CCW, ``angularVelZ`` deg/s)."""
+    return f"CANGyro:Pigeon 2 (v6)[{can_id}]"
+
+
+def spark(kind: str, can_id: int) -> str:
+    """SimDevice of a REV SPARK MAX / Flex (``Control Mode``, ``Setpoint``, ``Bus Voltage``)."""
+    return f"{'SPARK MAX' if kind == 'sparkmax' else 'SPARK Flex'} [{can_id}]"
+
+
+def spark_encoder(kind: str, can_id: int) -> str:
+    """SimDevice of a SPARK's relative encoder (``Position``, ``Velocity`` after the program's
+    conversion factors)."""
+    return f"{spark(kind, can_id)} RELATIVE ENCODER"
+
+
+def spark_duty(mode: int, setpoint: float, bus_voltage: float,
+               applied: float) -> tuple[float, bool]:
+    """(duty cycle, simulated) of a SPARK: open-loop setpoints are simulated; closed-loop
+    modes run inside the controller, so only its applied output (from REV's own SparkSim)
+    is known."""
+    if mode == SPARK_DUTY:
+        return setpoint, True
+    if mode == SPARK_VOLTAGE:
+        return setpoint / (bus_voltage or 12.0), True
+    return applied, False
+
+
+def rotations_per_unit(unit: str, ticks_per_revolution: int) -> float:
+    """Shaft rotations per unit of an encoder configured in ``unit`` (an angle or ticks)."""
+    if unit_kind(unit) == "ticks":
+        return 1.0 / ticks_per_revolution
+    return unit_scale(unit) / (2.0 * math.pi)
+
+
+def gyro_reading(kind: str, yaw: float, rate: float) -> tuple[float, float]:
+    """The angle (deg) and rate (deg/s) a gyro of ``kind`` reports for simserver's yaw and
+    rate (deg, deg/s, counter-clockwise positive)."""
+    return (-yaw, -rate) if kind in CLOCKWISE_GYROS else (yaw, rate)
+
+
+def mode_flags(mode: str) -> tuple[bool, bool, bool]:
+    """(enabled, autonomous, test) of a Driver Station mode name."""
+    return mode != "disabled", mode == "autonomous", mode == "test"
+
+
+def mode_name(enabled: bool, autonomous: bool, test: bool) -> str:
+    """The mode name of a Driver Station state."""
+    if not enabled:
+        return "disabled"
+    return "autonomous" if autonomous else "test" if test else "teleop"
+
+
+def finite(x: Any) -> float | None:
+    """``x`` as a float if it is a finite real number (not a bool), else None."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x):
+        return None
+    return float(x)
+
+
+def clean_axes(values: Sequence[Any]) -> list[float]:
+    """Joystick axes clamped to -1..1, non-numbers and non-finite values as 0."""
+    return [max(-1.0, min(1.0, x)) if (x := finite(a)) is not None else 0.0
+            for a in values[:MAX_AXES]]
+
+
+def clean_buttons(values: Sequence[Any]) -> list[bool]:
+    """Joystick buttons, button 1 first; anything but ``True`` is released."""
+    return [b is True for b in values[:MAX_BUTTONS]]
+
+
+def mean_duty(duties: Sequence[float], enabled: bool) -> float:
+    """The duty cycle of a motor output driven by several controllers: their mean (exact for
+    DC motors on one shaft), and 0 while the robot is disabled."""
+    return sum(duties) / len(duties) if enabled and duties else 0.0

@@ -81,6 +81,10 @@ def main() -> None:
               help="Write a machine-readable summary (with the scenario's verdict).")
 @click.option("--trace", "trace_path", type=click.Path(dir_okay=False), metavar="CSV",
               help="Write the pose at every tick (time, x, y, heading), exact to the bit.")
+@click.option("--halsim-ws", "halsim_ws", metavar="[HOST:]PORT",
+              help="Play the hardware of a robot program (Java, C++ or Python) through its "
+                   "halsim_ws WebSocket server (default localhost:3300) instead of the bridge; "
+                   "NetworkTables then only feeds dashboards.")
 @click.option("--wait", type=click.FloatRange(min=0, min_open=True), default=60.0,
               show_default=True, metavar="SECONDS",
               help="With --enable or --lockstep: how long to wait for the robot program.")
@@ -90,7 +94,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         duration: float | None, inputs: str | None, plot_path: str | None,
         summary: bool | None, progress: bool | None, seed: int | None, enable: str | None,
         lockstep: bool | None, check_path: str | None, json_path: str | None,
-        trace_path: str | None, wait: float, verbose: int, quiet: bool) -> None:
+        trace_path: str | None, halsim_ws: str | None, wait: float, verbose: int,
+        quiet: bool) -> None:
     """Simulate the robot in CONFIG (default: the bundled kitbot).
 
     \b
@@ -98,6 +103,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
       simserver run                       # beside `robotpy sim`, real time
       simserver run simserver.toml --enable autonomous --duration 15
       simserver run simserver.toml --lockstep --check auto-check.toml --json result.json
+      simserver run simserver.toml --halsim-ws 3300 --enable autonomous   # Java/C++
       simserver run robot.toml --serve 5811
       simserver run --inputs drive.csv --fast --plot run.png
     """
@@ -134,7 +140,25 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     if lockstep and serve:
         raise click.UsageError("--lockstep connects to the robot program's bridge; it cannot "
                                "be combined with --serve")
-    robot_link = bool(enable or lockstep)
+    ws_target = None
+    if halsim_ws:
+        from simserver.io.halsim_ws import DEFAULT_PORT, check_config
+
+        if lockstep:
+            raise click.UsageError("halsim_ws has no clock control: --halsim-ws runs in real "
+                                   "time and excludes --lockstep (and bridge.lockstep)")
+        try:
+            ws_target = parse_hostport(halsim_ws, "localhost", DEFAULT_PORT)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), param_hint="--halsim-ws") from None
+        problems = check_config(cfg)
+        if problems:
+            for problem in problems:
+                click.echo(f"{config or 'kitbot'}: {problem}", err=True)
+            click.echo(f"{config or 'kitbot'}: not usable over halsim_ws; nothing was started.",
+                       err=True)
+            sys.exit(EXIT_BAD_CONFIG)
+    robot_link = bool(enable or lockstep or halsim_ws)
     endpoint = None
     try:
         if serve:
@@ -155,7 +179,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         if duration is None:
             duration = script.duration
     opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint,
-                      enable=enable, lockstep=lockstep, wait=wait, check=check)
+                      enable=enable, lockstep=lockstep, wait=wait, check=check,
+                      halsim_ws=ws_target)
     try:
         session = Session(cfg, opts)
     except ModelBuildError as exc:
@@ -171,6 +196,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     source = f"inputs from {inputs}" if inputs else "inputs from NetworkTables"
     if lockstep:
         source = "inputs from the bridge"
+    if ws_target:
+        source = f"inputs from halsim_ws at {ws_target[0]}:{ws_target[1]}"
     logging.getLogger("simserver").info("simulating %s %s, %s; %s", config or "the kitbot",
                                         mode, span, source)
     if show_progress and duration is not None:

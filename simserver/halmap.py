@@ -8,7 +8,7 @@ The conversions both robot-side transports share: the in-process bridge
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from simserver.units import unit_kind, unit_scale
@@ -113,3 +113,22 @@ def mean_duty(duties: Sequence[float], enabled: bool) -> float:
     """The duty cycle of a motor output driven by several controllers: their mean (exact for
     DC motors on one shaft), and 0 while the robot is disabled."""
     return sum(duties) / len(duties) if enabled and duties else 0.0
+
+
+class Rezero:
+    """Writes a sensor value the robot program may reset or set, keeping its offset."""
+
+    def __init__(self, read: Callable[[], float], write: Callable[[float], None]):
+        self._read, self._write = read, write
+        self._offset = 0.0
+        self._last: tuple[float, float] | None = None  # (physical, written)
+
+    def __call__(self, physical: float) -> None:
+        if self._last is not None:
+            seen = self._read()
+            prev_physical, written = self._last
+            if seen != written:  # the program reset or set it since our last write
+                self._offset = prev_physical - seen
+        value = physical - self._offset
+        self._write(value)
+        self._last = (physical, self._read())

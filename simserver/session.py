@@ -20,6 +20,7 @@ from types import FrameType
 
 from simserver.config.model import Config
 from simserver.io import topics
+from simserver.io.halsim_ws import HalsimWsLink
 from simserver.io.nt import Endpoint, NtAdapter
 from simserver.io.scripted import Script
 from simserver.io.stepwire import VERSION, Link, LinkError
@@ -55,6 +56,7 @@ class RunOptions:
     lockstep: bool = False
     wait: float = 60.0
     check: ScenarioCheck | None = None
+    halsim_ws: tuple[str, int] | None = None
 
 
 class RunError(Exception):
@@ -71,6 +73,7 @@ class Session:
         self.tick = max(1, round(cfg.sim.tick / cfg.sim.substep)) * cfg.sim.substep
         self.trace = Trace() if options.record else None
         self.nt: NtAdapter | None = None
+        self.ws: HalsimWsLink | None = None
         self.stop_requested = False
         self.overruns = 0
         self.ticks = 0
@@ -101,10 +104,15 @@ class Session:
 
     def _apply_inputs(self) -> None:
         world = self.world
-        if self.nt is None:
+        if self.ws is not None:
+            state = self.ws.poll()
+            if self.nt is not None:
+                self.nt.poll()  # dashboards only: drain its queues
+        elif self.nt is not None:
+            state = self.nt.poll()
+        else:
             self._apply_script()
             return
-        state = self.nt.poll()
         if state.robot_left:
             log.info("robot program disconnected: motors to 0")
             world.zero_inputs()
@@ -176,6 +184,9 @@ class Session:
         """Run until the duration elapses or a stop is requested; return the summary."""
         opts = self.options
         self._open_nt()
+        if opts.halsim_ws is not None:
+            self.ws = HalsimWsLink(self.cfg, *opts.halsim_ws)
+            log.info("halsim_ws client of %s", self.ws.url)
         previous = _install_signal_handlers(self.request_stop)
         world = self.world
         tick = self.tick
@@ -194,8 +205,11 @@ class Session:
                 world.step(tick)
                 snap = world.snapshot()
                 self._after_step(snap, progress)
+                commands = self._commands()
+                if self.ws is not None:
+                    self.ws.send({**topics.sensor_values(snap), **commands})
                 if self.nt is not None:
-                    self.nt.command(self._commands())
+                    self.nt.command(commands)
                     self.nt.publish(snap)
                 if not opts.fast:
                     deadline += tick
@@ -212,6 +226,10 @@ class Session:
         finally:
             _restore_signal_handlers(previous)
             rejected = self.validator.rejected
+            if self.ws is not None:
+                rejected += self.ws.validator.rejected
+                self.ws.close()
+                self.ws = None
             if self.nt is not None:
                 rejected += self.nt.validator.rejected
                 self.nt.close()
@@ -231,6 +249,11 @@ class Session:
     def _not_enabled(self) -> str:
         opts = self.options
         if self.robot_mode is None:
+            if opts.halsim_ws is not None:
+                host, port = opts.halsim_ws
+                return (f"no robot program's halsim_ws server answered at {host}:{port} within "
+                        f"{opts.wait:g} s: start it with the WebSocket server extension "
+                        "(Java: wpi.sim.addWebsocketsServer(); RobotPy: robotpy sim --ws-server)")
             return (f"no robot program connected within {opts.wait:g} s: start it with "
                     "`python -m robotpy sim --simserver` (see --wait)")
         return (f"the robot program did not become {opts.enable} within {opts.wait:g} s "

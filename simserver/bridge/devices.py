@@ -12,7 +12,6 @@ changed it, keeps the difference as an offset, as the real device's counter woul
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Protocol
 
 import wpilib
@@ -27,6 +26,7 @@ from wpilib.simulation import (
 
 from simserver import halmap
 from simserver.config.hal import HalAddress
+from simserver.halmap import Rezero
 from simserver.units import unit_kind
 
 
@@ -65,25 +65,6 @@ class LazyDevice:
         handle = sim.getDouble(value)
         if handle:
             handle.set(x)
-
-
-class Rezero:
-    """Writes a sensor value the robot program may reset or set, keeping its offset."""
-
-    def __init__(self, read: Callable[[], float], write: Callable[[float], None]):
-        self._read, self._write = read, write
-        self._offset = 0.0
-        self._last: tuple[float, float] | None = None  # (physical, written)
-
-    def __call__(self, physical: float) -> None:
-        if self._last is not None:
-            seen = self._read()
-            prev_physical, written = self._last
-            if seen != written:  # the program reset or set it since our last write
-                self._offset = prev_physical - seen
-        value = physical - self._offset
-        self._write(value)
-        self._last = (physical, self._read())
 
 
 # --- motor outputs ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from simserver.io import topics
 
+XBOX_AXES, XBOX_BUTTONS = 6, 10
 _STICK = re.compile(r"^joystick([0-5])/(axis|button)(\d{1,2})$")
 
 _TRUE = {"1", "true", "on", "yes"}
@@ -81,6 +82,12 @@ class Script:
             states = pressed.setdefault(topics.joystick_buttons(stick), [])
             states.extend([False] * (index - len(states)))
             states[index - 1] = on
+        # At least an Xbox controller's 6 axes and 10 buttons, so robot code reading
+        # unnamed ones gets 0 / released rather than "axis missing" warnings.
+        for values in sticks.values():
+            values.extend([0.0] * (XBOX_AXES - len(values)))
+        for states in pressed.values():
+            states.extend([False] * (XBOX_BUTTONS - len(states)))
         out: dict[str, list[float] | list[bool]] = {**sticks, **pressed}
         return out
 

@@ -132,9 +132,11 @@ def test_joystick_columns_give_axes_interpolated_and_buttons_held(tmp_path):
     path.write_text("time,joystick0/axis1,joystick0/button2,left\n0,0,0,0\n1,-1,1,0.5\n")
     script = load_script(path, ["left", "right"], [])
     sticks = script.joysticks(0.5)
-    assert sticks["/simserver/ds/joystick0/axes"] == [0.0, -0.5]  # axis 0 unnamed: 0
-    assert sticks["/simserver/ds/joystick0/buttons"] == [False, False]  # held from t=0
-    assert script.joysticks(1.0)["/simserver/ds/joystick0/buttons"] == [False, True]
+    # Axis 0 unnamed: 0; padded to an Xbox controller's 6 axes and 10 buttons.
+    assert sticks["/simserver/ds/joystick0/axes"] == [0.0, -0.5, 0.0, 0.0, 0.0, 0.0]
+    assert sticks["/simserver/ds/joystick0/buttons"] == [False] * 10  # held from t=0
+    assert script.joysticks(1.0)["/simserver/ds/joystick0/buttons"] == [False, True] + [
+        False] * 8
     assert script.at(0.5)[0] == {"left": 0.25}
 
 

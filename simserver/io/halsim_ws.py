@@ -30,6 +30,7 @@ import collections
 import json
 import logging
 import threading
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -48,6 +49,7 @@ DEFAULT_PORT = 3300
 # type "CANMotor", device "Talon FX (v6)[1]"); other SimDevices are type "SimDevice".
 _TYPED = ("CANMotor", "CANEncoder", "CANGyro", "CANAccel", "CANAIn", "CANDIO", "CANDutyCycle",
           "Gyro", "Accel", "DutyCycle")
+DUMP_TIME = 0.5  # s after connecting by which the initial dump of every device has arrived
 STOPPED_PERIOD = 1e9  # s between encoder pulses that reads as a rate of 0
 Key = tuple[str, str]  # (type, device)
 
@@ -100,6 +102,8 @@ class HalsimWsLink:
         self._stop = threading.Event()
         self._rezero: dict[str, halmap.Rezero] = {}
         self._reported = False
+        self._connected_at = 0.0
+        self._out: list[tuple[Key, dict[str, Any]]] = []
         self._thread = threading.Thread(target=self._run, name="halsim-ws", daemon=True)
         self._thread.start()
 
@@ -131,6 +135,8 @@ class HalsimWsLink:
                 self._written.clear()
                 self._sent.clear()
                 self._conn = conn
+                self._connected_at = time.monotonic()
+                self._reported = False
                 self._events.append(True)
             log.info("connected to the robot program's halsim_ws at %s", self.url)
             try:
@@ -232,7 +238,7 @@ class HalsimWsLink:
                     module = 0 if a.kind == "ctre" else 1
                     on = self._get(("Solenoid", f"{module},{a.channel}"), "output", False)
                     values[topics.solenoid(name)] = enabled and on is True
-            if not self._reported and self._state:
+            if not self._reported and time.monotonic() - self._connected_at > DUMP_TIME:
                 self._report_unwired()
         out.robot_mode = mode
         out.motors, out.solenoids = decode_inputs(values, list(self.cfg.motors),
@@ -252,13 +258,13 @@ class HalsimWsLink:
 
     # --- writing sensors and the Driver Station -------------------------------------------
 
-    def _set(self, key: Key, data: dict[str, Any], force: bool = False) -> dict[str, Any]:
-        """The part of ``data`` that changed since it was last sent (all of it with ``force``);
-        remembered as sent and as our own, for echo filtering."""
+    def _set(self, key: Key, data: dict[str, Any]) -> dict[str, Any]:
+        """The part of ``data`` that changed since it was last sent; remembered as sent and as
+        our own, for echo filtering."""
         changed = {}
         state = self._state.setdefault(key, {})
         for name, value in data.items():
-            if force or self._sent.get((key, name), _UNSENT) != value:
+            if self._sent.get((key, name), _UNSENT) != value:
                 changed[name] = value
                 self._sent[(key, name)] = value
                 self._written.setdefault((key, name), collections.deque(maxlen=8)).append(value)
@@ -280,25 +286,26 @@ class HalsimWsLink:
                 log.debug("send failed: %s", exc)
                 return
 
+    def _put(self, key: Key, data: dict[str, Any]) -> None:
+        """Queue what changed in ``data`` for the message list being built."""
+        changed = self._set(key, data)
+        if changed:
+            self._out.append((key, changed))
+
     def _messages(self, values: dict[str, Any]) -> list[tuple[Key, dict[str, Any]]]:
-        out: list[tuple[Key, dict[str, Any]]] = []
-
-        def put(key: Key, data: dict[str, Any], force: bool = False) -> None:
-            changed = self._set(key, data, force)
-            if changed:
-                out.append((key, changed))
-
+        self._out = out = []
+        put = self._put
         cfg = self.cfg
         for name, enc in cfg.encoders.items():
             pos = halmap.finite(values.get(topics.encoder_position(name)))
             if pos is None or not enc.hal:
                 continue
             vel = halmap.finite(values.get(topics.encoder_velocity(name))) or 0.0
-            self._encoder(enc.hal[0], enc.unit, enc.ticks_per_revolution, pos, vel, put)
+            self._encoder(enc.hal[0], enc.unit, enc.ticks_per_revolution, pos, vel)
         yaw = halmap.finite(values.get(topics.GYRO_YAW))
         if yaw is not None and cfg.gyro.hal:
             rate = halmap.finite(values.get(topics.GYRO_RATE)) or 0.0
-            self._gyro(cfg.gyro.hal[0], yaw, rate, put)
+            self._gyro(cfg.gyro.hal[0], yaw, rate)
         volts = halmap.finite(values.get(topics.BATTERY_VOLTAGE))
         if volts is not None and volts >= 0.0:
             put(("RoboRIO", ""), {">vin_voltage": volts})
@@ -332,8 +339,8 @@ class HalsimWsLink:
                                                 ">test": test, ">ds": True, ">new_data": True}))
         return out
 
-    def _encoder(self, a: HalAddress, unit: str, tpr: int, pos: float, vel: float,
-                 put: Any) -> None:
+    def _encoder(self, a: HalAddress, unit: str, tpr: int, pos: float, vel: float) -> None:
+        put = self._put
         ch = a.channel or 0
         if a.kind == "encoder":
             for device, data in self._devices("Encoder"):
@@ -358,9 +365,10 @@ class HalsimWsLink:
                           key, "Velocity Conversion Factor", 1.0)})
         else:
             key = ws_device(a.device)
-            self._rezeroed(f"enc:{a}", key, a.value, pos, put)
+            self._rezeroed(f"enc:{a}", key, a.value, pos)
 
-    def _gyro(self, a: HalAddress, yaw: float, rate: float, put: Any) -> None:
+    def _gyro(self, a: HalAddress, yaw: float, rate: float) -> None:
+        put = self._put
         angle, angle_rate = halmap.gyro_reading(a.kind, yaw, rate)
         if a.kind == "pigeon2":
             put(ws_device(halmap.pigeon2(a.channel or 0)), {">rawYawInput": angle,
@@ -372,12 +380,12 @@ class HalsimWsLink:
                 put(("SimDevice", device), {">Yaw": angle, ">Rate": angle_rate})
         elif a.kind == "adxrs450":
             key = ws_device(halmap.ADXRS450_DEVICE)
-            self._rezeroed("gyro", key, "angle_x", angle, put)
+            self._rezeroed("gyro", key, "angle_x", angle)
             put(key, {">rate_x": angle_rate})
         elif a.kind == "simdevice":
-            self._rezeroed("gyro", ws_device(a.device), a.value, angle, put)
+            self._rezeroed("gyro", ws_device(a.device), a.value, angle)
 
-    def _rezeroed(self, slot: str, key: Key, name: str, value: float, put: Any) -> None:
+    def _rezeroed(self, slot: str, key: Key, name: str, value: float) -> None:
         """Write ``value`` through a Rezero: a change the robot program made (a reset) is kept
         as an offset."""
         if key not in self._state:
@@ -388,7 +396,7 @@ class HalsimWsLink:
                 x = halmap.finite(self._get(key, name))
                 return 0.0 if x is None else x
 
-            rezero = halmap.Rezero(read, lambda x: put(key, {f">{name}": x}))
+            rezero = halmap.Rezero(read, lambda x: self._put(key, {f">{name}": x}))
             self._rezero[slot] = rezero
         rezero(value)
 

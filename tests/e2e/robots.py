@@ -41,36 +41,56 @@ def config_with(tmp_path: Path, base: Path, extra_bridge: str = "",
     return path, port
 
 
+def listening(host: str, port: int) -> bool:
+    """Whether something accepts TCP connections on ``host``:``port`` (any address family)."""
+    try:
+        socket.create_connection((host, port), timeout=0.5).close()
+    except OSError:
+        return False
+    return True
+
+
 class RobotProgram:
     """A robot project run under ``robotpy sim --nogui --simserver``, output to a file."""
 
     def __init__(self, project: Path, config: Path, log_dir: Path, name: str = "robot",
-                 env: dict[str, str] | None = None):
+                 env: dict[str, str] | None = None, extension: str = "simserver"):
         assert port_free(ROBOT_PORT), "port 5810 busy: another robot program is running"
         self.log_path = log_dir / f"{name}.log"
         self._log = self.log_path.open("w")
         env = dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(config), **(env or {}))
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "robotpy", "--main", str(project / "robot.py"), "sim",
-             "--nogui", "--simserver"],
+             "--nogui", f"--{extension}"],
             stdout=self._log, stderr=subprocess.STDOUT, cwd=project, env=env,
             start_new_session=True,
         )
         self.started = time.monotonic()
+        self.extension = extension
 
     def output(self) -> str:
         return self.log_path.read_text()
 
     def wait_ready(self, timeout: float = 30.0) -> None:
-        """Until the bridge has started and the NT server listens."""
-        wait_for(lambda: ("simserver bridge:" in self.output() and not port_free(ROBOT_PORT))
-                 or self.proc.poll() is not None, timeout, "the robot program to start")
+        """Until the bridge (or the halsim_ws server) has started and the NT server listens."""
+        def ready() -> bool:
+            if self.extension == "ws-server":  # it listens on localhost, maybe only on ::1
+                started = listening("localhost", 3300)
+            else:
+                started = "simserver bridge:" in self.output()
+            return started and not port_free(ROBOT_PORT)
+
+        wait_for(lambda: ready() or self.proc.poll() is not None, timeout,
+                 "the robot program to start")
         assert self.proc.poll() is None, self.output()
 
     def wait_exit(self, timeout: float) -> int:
         return self.proc.wait(timeout)
 
     def close(self) -> None:
+        """Stop the program (if it still runs) and wait until its port is free."""
+        if self._log.closed:
+            return
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:

@@ -98,7 +98,8 @@ class HalsimWsLink:
         self._written: dict[tuple[Key, str], collections.deque[Any]] = {}
         self._sent: dict[tuple[Key, str], Any] = {}
         self._events: list[bool] = []  # True: connected, False: lost
-        self._conn: Any = None
+        self._conn: Any = None  # connected: the server has spoken
+        self._opening: Any = None  # the latest connection, spoken or not
         self._stop = threading.Event()
         self._rezero: dict[str, halmap.Rezero] = {}
         self._reported = False
@@ -117,7 +118,7 @@ class HalsimWsLink:
         while not self._stop.is_set():
             try:
                 conn = connect(self.url, open_timeout=2.0, compression=None, max_size=None,
-                               ping_interval=None)
+                               ping_interval=None, legacy=True)
             except InvalidStatus as exc:
                 if not warned:
                     log.warning("%s refused the connection (HTTP %s): halsim_ws allows one "
@@ -129,25 +130,42 @@ class HalsimWsLink:
             except (OSError, TimeoutError, WebSocketException):
                 self._stop.wait(0.5)
                 continue
-            warned = False
             with self._lock:
-                self._state.clear()
-                self._written.clear()
-                self._sent.clear()
-                self._conn = conn
-                self._connected_at = time.monotonic()
-                self._reported = False
-                self._events.append(True)
-            log.info("connected to the robot program's halsim_ws at %s", self.url)
+                self._opening = conn
+            first = True
             try:
                 for raw in conn:
+                    if first:
+                        # Arrived only once the server talks: one that allows a single client
+                        # accepts a second handshake and closes it at once, silently.
+                        first = False
+                        warned = False
+                        self._arrive(conn)
                     self._receive(raw)
             except (OSError, WebSocketException):
                 pass
+            if first:
+                if not warned:
+                    log.warning("%s closed the connection at once: halsim_ws allows one client; "
+                                "is another simulator or GUI connected? Retrying.", self.url)
+                    warned = True
+                self._stop.wait(1.0)
+                continue
             with self._lock:
                 self._conn = None
                 self._events.append(False)
             log.info("halsim_ws connection to %s lost", self.url)
+
+    def _arrive(self, conn: Any) -> None:
+        with self._lock:
+            self._state.clear()
+            self._written.clear()
+            self._sent.clear()
+            self._conn = conn
+            self._connected_at = time.monotonic()
+            self._reported = False
+            self._events.append(True)
+        log.info("connected to the robot program's halsim_ws at %s", self.url)
 
     def _receive(self, raw: str | bytes) -> None:
         try:
@@ -175,7 +193,7 @@ class HalsimWsLink:
         """Disconnect and stop the reader thread."""
         self._stop.set()
         with self._lock:
-            conn = self._conn
+            conn = self._conn or self._opening
         if conn is not None:
             conn.close()
         self._thread.join(5.0)

@@ -11,6 +11,7 @@ import json
 import math
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import ntcore
@@ -158,3 +159,23 @@ def test_configs_halsim_ws_cannot_carry_are_refused_before_starting(tmp_path):
     run = simserver(str(metres), "--halsim-ws", "3300", "--duration", "1")
     assert run.returncode == 2
     assert 'encoders.left.unit: halsim_ws carries encoder counts' in run.stderr
+
+
+def test_waits_politely_while_another_client_holds_the_server(ws_robot, tmp_path):
+    from websockets.sync.client import connect
+
+    _, cfg = ws_robot(KITBOT, replace=NO_GYRO)
+    holder = connect("ws://localhost:3300/wpilibws", legacy=True)  # one client allowed
+    sim = subprocess.Popen([sys.executable, "-m", "simserver", "run", str(cfg), "--halsim-ws",
+                            "3300", "--duration", "6"], cwd=REPO, stderr=subprocess.PIPE,
+                           text=True)
+    try:
+        time.sleep(3.0)
+        holder.close()
+        _, err = sim.communicate(timeout=30)
+    finally:
+        sim.kill()
+    assert sim.returncode == 0, err
+    # Told once, not once per retry; connected when the other client left.
+    assert err.count("halsim_ws allows one client") == 1, err
+    assert err.count("robot program connected") == 1, err

@@ -132,6 +132,9 @@ class HalsimWsLink:
                 continue
             with self._lock:
                 self._opening = conn
+            if self._stop.is_set():  # close() ran while the handshake was under way
+                conn.close()
+                return
             first = True
             try:
                 for raw in conn:
@@ -161,6 +164,7 @@ class HalsimWsLink:
             self._state.clear()
             self._written.clear()
             self._sent.clear()
+            self._rezero.clear()  # a new program: its sensors start from its own zero
             self._conn = conn
             self._connected_at = time.monotonic()
             self._reported = False

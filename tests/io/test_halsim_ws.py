@@ -235,9 +235,10 @@ def links() -> Iterator[Callable[[str, int], HalsimWsLink]]:
 
 
 def connect(robots: Callable[..., FakeRobot], links: Callable[[str, int], HalsimWsLink],
-            config: str, dump: list[Msg], mode: str | None = None
+            config: str, dump: list[Msg], mode: str | None = "teleop"
             ) -> tuple[FakeRobot, HalsimWsLink, Polls]:
-    """A robot with ``dump``, a client of it, connected; enabled in ``mode`` if given."""
+    """A robot with ``dump`` and a client of it, connected. With ``mode``, the client has put
+    the robot in ``mode`` and (the connection being ordered) processed the whole dump."""
     robot = robots(dump)
     link = links(config, robot.port)
     polls = Polls(link)
@@ -348,7 +349,7 @@ def test_dump_then_motors_follow_the_ds_state_the_server_echoes(robots, links):
     dump = [DS_DISABLED, *PWM_INIT, TALON,
             msg("PWM", "0", {"<speed": 0.5}), msg("PWM", "1", {"<speed": -0.1}),
             msg("PWM", "2", {"<speed": 0.3}), msg("PWM", "5", {"<init": True, "<speed": 1.0})]
-    robot, link, polls = connect(robots, links, DRIVE, dump)
+    robot, link, polls = connect(robots, links, DRIVE, dump, mode=None)
     first = polls.history[-1]
     assert first.connected and first.robot_arrived and not first.robot_left
     assert first.robot_mode == "disabled"
@@ -370,7 +371,7 @@ def test_dump_then_motors_follow_the_ds_state_the_server_echoes(robots, links):
 def test_ds_state_set_by_the_robot_side_is_read_from_dump_and_deltas(robots, links):
     dump = [msg("DriverStation", "", {">enabled": True, ">autonomous": True}), *PWM_INIT,
             msg("PWM", "2", {"<speed": -0.7})]
-    robot, _link, polls = connect(robots, links, DRIVE, dump)
+    robot, _link, polls = connect(robots, links, DRIVE, dump, mode=None)
     s = polls.until(lambda s: s.motors.get("lift") == -0.7, "the dumped PWM speed")
     assert s.robot_mode == "autonomous"
     robot.push("DriverStation", "", {">autonomous": False, ">test": True})
@@ -381,7 +382,7 @@ def test_ds_state_set_by_the_robot_side_is_read_from_dump_and_deltas(robots, lin
 
 
 def test_nan_string_and_out_of_range_speeds_are_validated(robots, links):
-    robot, _link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT], "teleop")
+    robot, _link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT])
     robot.push("PWM", "0", {"<speed": float("nan")})  # json: NaN
     robot.push("PWM", "1", {"<speed": 0.5})
     polls.until(lambda s: s.motors.get("left") == pytest.approx(0.25), "NaN read as 0")
@@ -397,7 +398,7 @@ def test_nan_string_and_out_of_range_speeds_are_validated(robots, links):
 def test_solenoids_by_module_and_channel(robots, links):
     dump = [DS_DISABLED, *PWM_INIT, msg("Solenoid", "0,1", {"<output": True}),
             msg("Solenoid", "1,15", {"<output": False}), msg("Solenoid", "1,1", {"<output": True})]
-    robot, link, polls = connect(robots, links, PNEUMATIC, dump)
+    robot, link, polls = connect(robots, links, PNEUMATIC, dump, mode=None)
     s = polls.poll()
     assert s.solenoids == {"claw": False, "shift": False}  # disabled: all off
     link.send({topics.DS_MODE: "teleop"})
@@ -510,8 +511,7 @@ def test_adxrs450_angle_is_clockwise(robots, links):
 
 
 def test_adxrs450_own_echoes_are_not_robot_changes(robots, links):
-    robot, link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT, ADXRS450],
-                                 "teleop")
+    robot, link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT, ADXRS450])
     robot.hold = {"Gyro"}  # the echoes of the two writes arrive after both
     sync_send(robot, link, {topics.GYRO_YAW: 30.0})
     got = sync_send(robot, link, {topics.GYRO_YAW: 40.0})
@@ -523,8 +523,7 @@ def test_adxrs450_own_echoes_are_not_robot_changes(robots, links):
 
 
 def test_adxrs450_reset_in_robot_code_makes_later_writes_relative(robots, links):
-    robot, link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT, ADXRS450],
-                                 "teleop")
+    robot, link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT, ADXRS450])
     got = sync_send(robot, link, {topics.GYRO_YAW: 30.0})
     assert data_of(got, "Gyro", "ADXRS450[0]")[">angle_x"] == -30.0
     robot.barrier(polls)  # the echo of -30 is in
@@ -536,19 +535,16 @@ def test_adxrs450_reset_in_robot_code_makes_later_writes_relative(robots, links)
     assert data_of(got, "Gyro", "ADXRS450[0]").get(">angle_x") == pytest.approx(-20.0)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "simserver/io/halsim_ws.py HalsimWsLink._run clears _state/_written/_sent on a new "
-    "connection but not _rezero: the old program's Rezero compares its last write with the new "
-    "program's fresh angle_x, takes that as a reset, and offsets the new program's gyro by the "
-    "old program's last angle"))
 def test_adxrs450_of_a_restarted_program_does_not_inherit_the_old_offset(robots, links):
     dump = [DS_DISABLED, *PWM_INIT, ADXRS450]
-    robot, link, polls = connect(robots, links, DRIVE, dump, "teleop")
+    robot, link, polls = connect(robots, links, DRIVE, dump)
     got = sync_send(robot, link, {topics.GYRO_YAW: 30.0})
     assert data_of(got, "Gyro", "ADXRS450[0]")[">angle_x"] == -30.0
     robot.restart(dump)
     robot.wait_dumped(2)
     polls.until(lambda s: polls.arrived == 2, "the restarted program")
+    link.send({topics.DS_MODE: "teleop"})
+    polls.until(lambda s: s.robot_mode == "teleop", "the new program's dump and DS echo")
     # the session resets the world on robot_arrived: yaw 0, and the new gyro reads 0 too
     got = sync_send(robot, link, {topics.GYRO_YAW: 0.0})
     assert data_of(got, "Gyro", "ADXRS450[0]").get(">angle_x", 0.0) == 0.0
@@ -583,7 +579,7 @@ def test_navx_yaw_is_clockwise_on_the_device_it_finds(robots, links):
 
 def test_devices_created_after_connect_are_picked_up(robots, links):
     robot, link, polls = connect(robots, links, ENCODERS,
-                                 [DS_DISABLED, msg("PWM", "9", {"<init": True})], "teleop")
+                                 [DS_DISABLED, msg("PWM", "9", {"<init": True})])
     values = {topics.encoder_position("left"): 12.0, topics.encoder_velocity("left"): 2.0}
     got = sync_send(robot, link, values)
     assert [m for m in got if m["type"] == "Encoder"] == []  # no such encoder yet
@@ -597,7 +593,7 @@ def test_devices_created_after_connect_are_picked_up(robots, links):
 def test_robot_program_restart_reconnects_and_drops_old_state(robots, links):
     dump = [DS_DISABLED, *PWM_INIT, encoder("0", 0, 1), msg("PWM", "0", {"<speed": 0.5}),
             msg("PWM", "1", {"<speed": 0.5})]
-    robot, link, polls = connect(robots, links, ENCODERS, dump, "teleop")
+    robot, link, polls = connect(robots, links, ENCODERS, dump)
     assert polls.poll().motors["left"] == 0.5
     values = {topics.encoder_position("left"): 100.0, topics.encoder_velocity("left"): 0.0}
     assert data_of(sync_send(robot, link, values), "Encoder", "0") == {">count": 100,
@@ -628,13 +624,15 @@ def test_robot_program_restart_reconnects_and_drops_old_state(robots, links):
     '{"type": "PWM", "device": "0"}',
     '{"device": "0", "data": {"<speed": 1.0}}',
     '{"type": 5, "device": "0", "data": {"<speed": 1.0}}',
+    '{"type": ["PWM"], "device": "0", "data": {"<speed": 1.0}}',
+    '{"type": "PWM", "device": {"0": 0}, "data": {"<speed": 1.0}}',
     '{"type": "PWM", "device": 0, "data": {"<speed": 1.0}}',
     '{"type": "PWM", "device": "0", "data": [1.0]}',
     '{"type": "PWM", "device": "0", "data": {"<speed": [1.0]}}',
     '{"type": "PWM", "device": "0", "data": {"<speed": {"x": 1}}}',
 ])
 def test_malformed_messages_are_ignored_and_the_reader_lives_on(robots, links, raw):
-    robot, _link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT], "teleop")
+    robot, _link, polls = connect(robots, links, DRIVE, [DS_DISABLED, *PWM_INIT])
     robot.send_raw(raw)
     robot.push("PWM", "1", {"<speed": 0.2})
     s = polls.until(lambda s: s.motors.get("left") == pytest.approx(0.1),
@@ -688,10 +686,6 @@ def test_second_client_is_refused_and_closes_promptly(robots, links):
     assert polls.poll().connected and robot.connections == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "simserver/io/halsim_ws.py HalsimWsLink.close: a close() during the opening handshake "
-    "finds no connection to close and joins for 5 s, while _run never checks _stop after "
-    "connect() returns and then blocks reading the new connection forever"))
 def test_close_during_the_opening_handshake(robots, links):
     robot = robots([DS_DISABLED], handshake_delay=0.5)
     link = links(DRIVE, robot.port)

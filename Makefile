@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test lint typecheck bench docs docs-check clean
+.PHONY: help demo test docker-test lint typecheck bench docs docs-check clean
 
 help:  ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -25,6 +25,9 @@ test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
 	$(BIN)/ruff check simserver tests benchmarks examples plugins
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q tests $(foreach p,$(PLUGINS),$(dir $(p))tests)
+
+docker-test:  ## Build docker/Dockerfile and run it for real: --help, a scripted run, compose scenario checks
+	bash docker/test.sh
 
 lint: $(STAMP)  ## ruff check
 	$(BIN)/ruff check simserver tests benchmarks examples plugins

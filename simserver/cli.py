@@ -1,4 +1,4 @@
-"""Command line: ``simserver run | check | motors | config``.
+"""Command line: ``simserver run | plot | check | motors | models | config``.
 
 Exit codes: 0 success, 1 runtime failure, 2 bad configuration, inputs or usage.
 """
@@ -62,7 +62,13 @@ def main() -> None:
                    "joystick<n>/button<k> drive the robot program's joysticks. Without "
                    "--serve/--server/--enable/--lockstep, nothing is published.")
 @click.option("--plot", "plot_path", type=click.Path(dir_okay=False), metavar="PNG",
-              help="Write a plot of path, wheel speeds, battery voltage and current.")
+              help="Write a plot of path, wheel speeds, yaw rate, motor currents, battery "
+                   "voltage and current.")
+@click.option("--record", "record_path", type=click.Path(dir_okay=False), metavar="WPILOG",
+              help="Record every tick (inputs, sensors, outputs, true pose, battery, "
+                   "mechanisms) to a WPILib data log for AdvantageScope or `simserver plot`; "
+                   "timestamps are simulated time. Parent directories are created; the file "
+                   "is complete after Ctrl-C too.")
 @click.option("--summary/--no-summary", default=None,
               help="Print the summary table at the end (default: on for --duration runs).")
 @click.option("--progress/--no-progress", default=None,
@@ -92,7 +98,8 @@ def main() -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         duration: float | None, inputs: str | None, plot_path: str | None,
-        summary: bool | None, progress: bool | None, seed: int | None, enable: str | None,
+        record_path: str | None, summary: bool | None, progress: bool | None,
+        seed: int | None, enable: str | None,
         lockstep: bool | None, check_path: str | None, json_path: str | None,
         trace_path: str | None, halsim_ws: str | None, wait: float, verbose: int,
         quiet: bool) -> None:
@@ -106,6 +113,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
       simserver run simserver.toml --halsim-ws 3300 --enable autonomous   # Java/C++
       simserver run robot.toml --serve 5811
       simserver run --inputs drive.csv --fast --plot run.png
+      simserver run --inputs drive.csv --fast --record run.wpilog
     """
     import dataclasses
     import json
@@ -113,6 +121,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     from simserver.config.loader import ConfigError
     from simserver.io.nt import Endpoint, parse_hostport
     from simserver.io.scripted import ScriptError, load_script
+    from simserver.io.wpilog import RecordError
     from simserver.report import plot, write_trace
     from simserver.scenario import ScenarioCheck, load_scenario
     from simserver.session import RunOptions, Session
@@ -180,11 +189,14 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
             duration = script.duration
     opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint,
                       enable=enable, lockstep=lockstep, wait=wait, check=check,
-                      halsim_ws=ws_target)
+                      halsim_ws=ws_target, wpilog=record_path)
     try:
         session = Session(cfg, opts)
     except ModelBuildError as exc:
         click.echo(f"{config or 'kitbot'}: {exc}; nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    except RecordError as exc:
+        click.echo(f"simserver: --record {exc}; nothing was started.", err=True)
         sys.exit(EXIT_BAD_CONFIG)
     show_progress = progress if progress is not None else (
         duration is not None and sys.stderr.isatty())
@@ -222,6 +234,9 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     verdict = check.result() if check is not None else None
     if verdict is not None:
         click.echo(verdict.report())
+    if session.recorder is not None:
+        click.echo(f"recording written to {session.recorder.path} "
+                   f"({session.recorder.records} values)")
     if trace_path and session.trace is not None:
         click.echo(f"trace written to {write_trace(session.trace, trace_path)}")
     if json_path:
@@ -245,6 +260,41 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     if verdict is not None and not verdict.passed:
         sys.exit(1)
 
+
+
+@main.command("plot")
+@click.argument("recording", type=click.Path(dir_okay=False))
+@click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="PNG",
+              help="Where to write the plot (default: RECORDING with the suffix .png).")
+@click.option("--title", help="Plot title (default: the recording's file name).")
+def plot_cmd(recording: str, output: str | None, title: str | None) -> None:
+    """Plot a recording of `simserver run --record RECORDING` (headless, PNG).
+
+    Path on the field, wheel speeds, yaw rate, motor currents, battery voltage and current;
+    the field size comes from the recording (the 2026 field if it has none).
+
+    \b
+    Example:
+      simserver run --inputs drive.csv --fast --record run.wpilog
+      simserver plot run.wpilog -o run.png
+    """
+    from simserver.fieldinfo import field_size
+    from simserver.io.wpilog import RecordError, read_recording
+    from simserver.report import plot
+
+    try:
+        rec = read_recording(recording)
+    except RecordError as exc:
+        click.echo(f"simserver: {exc}", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    out = Path(output) if output else Path(recording).with_suffix(".png")
+    try:
+        plot(rec.trace, out, rec.field_size or field_size("2026"),
+             title=title or f"simserver: {Path(recording).name}")
+    except OSError as exc:
+        click.echo(f"simserver: {out}: cannot write: {exc.strerror or exc}", err=True)
+        sys.exit(1)
+    click.echo(f"plot written to {out}")
 
 
 @main.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 from array import array
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,10 +15,30 @@ CHANNELS = ("time", "x", "y", "heading", "v_left", "v_right", "omega", "voltage"
 
 
 class Trace:
-    """Per-tick samples in compact arrays (8 bytes a value)."""
+    """Per-tick samples in compact arrays (8 bytes a value). Channels (``CHANNELS``): time s,
+    x m, y m, heading rad, wheel speeds v_left/v_right m/s, yaw rate omega rad/s, battery
+    voltage V and current A; ``motor_currents``: motor name -> stator current A."""
 
     def __init__(self) -> None:
         self.data = {c: array("d") for c in CHANNELS}
+        self.motor_currents: dict[str, array[float]] = {}
+
+    @classmethod
+    def from_columns(cls, columns: Mapping[str, Iterable[float]],
+                     motor_currents: Mapping[str, Iterable[float]]) -> Trace:
+        """A trace from one sequence per channel (all of ``CHANNELS``) and per motor, all of
+        the same length (units as in the class docstring)."""
+        trace = cls()
+        missing = set(CHANNELS) - set(columns)
+        if missing:
+            raise ValueError(f"missing trace channels: {', '.join(sorted(missing))}")
+        for name in CHANNELS:
+            trace.data[name].extend(columns[name])
+        trace.motor_currents = {n: array("d", v) for n, v in motor_currents.items()}
+        lengths = {len(a) for a in (*trace.data.values(), *trace.motor_currents.values())}
+        if len(lengths) > 1:
+            raise ValueError(f"trace channels of different lengths: {sorted(lengths)}")
+        return trace
 
     def record(self, s: Snapshot) -> None:
         """Append one snapshot."""
@@ -31,6 +52,8 @@ class Trace:
         d["omega"].append(s.omega)
         d["voltage"].append(s.battery_voltage)
         d["current"].append(s.battery_current)
+        for name, amps in s.currents.items():
+            self.motor_currents.setdefault(name, array("d")).append(amps)
 
     def __len__(self) -> int:
         return len(self.data["time"])
@@ -93,15 +116,16 @@ def write_trace(trace: Trace, path: str | Path) -> Path:
 
 def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
          title: str = "simserver run") -> Path:
-    """Write a PNG: path on the field, wheel speeds, battery voltage and current."""
+    """Write a PNG of ``trace``: path on the field (``field_size``: length, width in m), wheel
+    speeds, yaw rate, motor currents, battery voltage and current."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     d = trace.data
-    fig = plt.figure(figsize=(11, 8), constrained_layout=True)
-    grid = fig.add_gridspec(3, 2, width_ratios=(1.4, 1))
+    fig = plt.figure(figsize=(11, 9.5), constrained_layout=True)
+    grid = fig.add_gridspec(4, 2, width_ratios=(1.4, 1))
     ax = fig.add_subplot(grid[:, 0])
     length, width = field_size
     ax.plot([0, length, length, 0, 0], [0, 0, width, width, 0], color="0.3", lw=2)
@@ -126,14 +150,20 @@ def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
     ax2 = fig.add_subplot(grid[1, 1], sharex=ax1)
     ax2.plot(t, [math.degrees(w) for w in d["omega"]], color="tab:purple")
     ax2.set_ylabel("yaw rate (deg/s)")
-    ax3 = fig.add_subplot(grid[2, 1], sharex=ax1)
+    ax_m = fig.add_subplot(grid[2, 1], sharex=ax1)
+    for name, amps in trace.motor_currents.items():
+        ax_m.plot(t, amps, lw=0.8, label=name)
+    ax_m.set_ylabel("motor current (A)")
+    if trace.motor_currents:
+        ax_m.legend(fontsize="small")
+    ax3 = fig.add_subplot(grid[3, 1], sharex=ax1)
     ax3.plot(t, d["voltage"], color="tab:orange")
     ax3.set_ylabel("battery (V)", color="tab:orange")
     ax3.set_xlabel("time (s)")
     ax4 = ax3.twinx()
     ax4.plot(t, d["current"], color="tab:red", lw=0.8)
-    ax4.set_ylabel("current (A)", color="tab:red")
-    for a in (ax1, ax2, ax3):
+    ax4.set_ylabel("battery current (A)", color="tab:red")
+    for a in (ax1, ax2, ax_m, ax3):
         a.grid(alpha=0.3)
     fig.suptitle(title)
     out = Path(path)

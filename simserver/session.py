@@ -3,7 +3,8 @@
 One tick: snapshot inputs -> step the world in fixed substeps -> publish one snapshot -> flush.
 Real-time mode sleeps to absolute deadlines (start + k·tick), so timing error never
 accumulates; ``fast`` mode never sleeps. Ctrl-C or SIGTERM ends the loop cleanly after the
-current tick, and everything recorded so far is kept.
+current tick, and everything recorded so far is kept (the ``--record`` data log is closed
+complete).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 from simserver.config.model import Config
@@ -25,6 +27,7 @@ from simserver.io.nt import Endpoint, NtAdapter
 from simserver.io.scripted import Script
 from simserver.io.stepwire import VERSION, Link, LinkError
 from simserver.io.validation import InputValidator, decode_inputs
+from simserver.io.wpilog import WpilogRecorder
 from simserver.report import Summary, Trace
 from simserver.scenario import ScenarioCheck
 from simserver.world import Snapshot, World
@@ -45,7 +48,8 @@ class RunOptions:
     bridge (``endpoint`` host, ``bridge.port``). wait: seconds to wait for the robot program to
     connect and enable before giving up (wall time; in lock-step, the robot program's time
     once connected). check: expectations observed every tick
-    after enabling."""
+    after enabling. wpilog: record every tick to this WPILib data log (the file is created
+    when the Session is, raising ``wpilog.RecordError`` if it cannot be)."""
 
     fast: bool = False
     duration: float | None = None
@@ -57,6 +61,7 @@ class RunOptions:
     wait: float = 60.0
     check: ScenarioCheck | None = None
     halsim_ws: tuple[str, int] | None = None
+    wpilog: str | Path | None = None
 
 
 class RunError(Exception):
@@ -81,6 +86,9 @@ class Session:
         self.robot_mode: str | None = None
         self.failure: str | None = None  # why the run ended early (RunError), if it did
         self.validator = InputValidator()
+        walls = self.world.walls
+        self.recorder = None if options.wpilog is None else WpilogRecorder(
+            options.wpilog, cfg, (walls.length, walls.width))
 
     def request_stop(self, *_: object) -> None:
         """Ask the loop to end after the current tick (safe from a signal handler)."""
@@ -159,15 +167,21 @@ class Session:
             start = self.enabled_at
         return self.world.time - start >= duration - 1e-9
 
-    def _after_step(self, snap: Snapshot, progress: Callable[[float], None] | None) -> None:
+    def _after_step(self, snap: Snapshot,
+                    progress: Callable[[float], None] | None) -> dict[str, object]:
+        """Record, check and report one tick; return the Driver Station commands to send."""
+        commands = self._commands()
         if self.trace is not None:
             self.trace.record(snap)
+        if self.recorder is not None:
+            self.recorder.record(snap, self.robot_mode, self.enabled_at, commands)
         check = self.options.check
         if check is not None and (self.options.enable is None or self.enabled_at is not None):
             check.observe(snap.time - (self.enabled_at or 0.0), snap)
         self.ticks += 1
         if progress is not None:
             progress(snap.time - (self.enabled_at or 0.0))
+        return commands
 
     def _open_nt(self) -> None:
         opts = self.options
@@ -181,7 +195,18 @@ class Session:
                 self.nt.show_path("Trajectory", path)
 
     def run(self, progress: Callable[[float], None] | None = None) -> Summary:
-        """Run until the duration elapses or a stop is requested; return the summary."""
+        """Run until the duration elapses or a stop is requested; return the summary. The
+        recording, if any, is closed however the run ends."""
+        try:
+            return self._run(progress)
+        finally:
+            self._close_recorder()
+
+    def _close_recorder(self) -> None:
+        if self.recorder is not None:
+            self.recorder.close()
+
+    def _run(self, progress: Callable[[float], None] | None) -> Summary:
         opts = self.options
         self._open_nt()
         if opts.halsim_ws is not None:
@@ -204,8 +229,7 @@ class Session:
                     raise RunError(self._not_enabled())
                 world.step(tick)
                 snap = world.snapshot()
-                self._after_step(snap, progress)
-                commands = self._commands()
+                commands = self._after_step(snap, progress)
                 if self.ws is not None:
                     self.ws.send({**topics.sensor_values(snap), **commands})
                 if self.nt is not None:
@@ -224,6 +248,7 @@ class Session:
         except RunError as exc:
             self.failure = str(exc)
         finally:
+            self._close_recorder()  # while a second Ctrl-C is still only a stop request
             _restore_signal_handlers(previous)
             rejected = self.validator.rejected
             if self.ws is not None:
@@ -327,8 +352,7 @@ class Session:
                     raise RunError(self._not_enabled())
                 world.step(self.tick)
                 snap = world.snapshot()
-                self._after_step(snap, progress)
-                commands = self._commands()
+                commands = self._after_step(snap, progress)
                 link.send({"values": {**topics.sensor_values(snap), **commands}})
                 if self.nt is not None:
                     self.nt.command(commands)

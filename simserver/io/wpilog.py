@@ -1,0 +1,363 @@
+"""Recording a run as a WPILib data log (``.wpilog``), and reading one back for plots.
+
+``simserver run --record run.wpilog`` writes, after every tick, the inputs (motor duty cycles,
+solenoids, Driver Station commands), the sensors and outputs the robot program would see, and
+the model's true state, under the names of the NetworkTables topic contract
+(:mod:`simserver.io.topics`), so AdvantageScope shows the same tree as a live connection.
+A few values that are not NT topics are recorded under log-only names (``LOG_SPECS``): the
+true pose as plain doubles, body and wheel speeds, wall contact, the field size and the time the
+robot program was enabled.
+
+Timestamps are simulated time in microseconds, so a ``--fast`` or lock-step run reads like a
+real-time one. DataLog reads a timestamp of 0 as "now" (wall clock), so records at simulated
+time 0 (entry starts, the field size) are stamped 1 µs. When the world is reset mid-run (a robot
+program reconnecting), simulated time restarts at 0 but the log's clock carries on from the
+last record: timestamps always increase, and ``/simserver/time`` shows the reset.
+
+Numbers are appended every tick; booleans, integers, strings and arrays only when they change.
+
+wpiutil 2026.2.2's ``StructLogEntry`` cannot be constructed ("Object is closed"), so the pose
+is written as a raw entry of type ``struct:Pose2d`` with its schema registered through
+``DataLog.addStructSchema`` and packed with ``wpiutil.wpistruct`` (the same bytes).
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import logging
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import wpiutil
+from wpimath.geometry import Pose2d, Rotation2d
+from wpiutil import wpistruct
+from wpiutil.log import DataLogReader
+
+from simserver import __version__
+from simserver.config.model import Config
+from simserver.io import topics
+from simserver.io.topics import TopicSpec
+from simserver.registry import registry
+from simserver.report import Trace
+from simserver.world import Snapshot
+
+log = logging.getLogger("simserver.wpilog")
+
+TRUTH = f"{topics.PREFIX}/truth"
+TRUTH_X = f"{TRUTH}/x"
+TRUTH_Y = f"{TRUTH}/y"
+TRUTH_HEADING = f"{TRUTH}/heading"
+TRUTH_VX = f"{TRUTH}/vx"
+TRUTH_VY = f"{TRUTH}/vy"
+TRUTH_OMEGA = f"{TRUTH}/omega"
+WHEEL_LEFT = f"{TRUTH}/wheel_speed/left"
+WHEEL_RIGHT = f"{TRUTH}/wheel_speed/right"
+TOUCHING_WALL = f"{TRUTH}/touching_wall"
+WALL_HITS = f"{TRUTH}/wall_hits"
+FIELD_LENGTH = f"{topics.PREFIX}/field/length"
+FIELD_WIDTH = f"{topics.PREFIX}/field/width"
+ENABLED_AT = f"{topics.PREFIX}/run/enabled_at"
+
+LOG_SPECS = (
+    TopicSpec(TRUTH_X, "double", "log", "m", "True x (field frame)."),
+    TopicSpec(TRUTH_Y, "double", "log", "m", "True y (field frame)."),
+    TopicSpec(TRUTH_HEADING, "double", "log", "rad", "True heading, CCW positive, continuous."),
+    TopicSpec(TRUTH_VX, "double", "log", "m/s", "True velocity along field x."),
+    TopicSpec(TRUTH_VY, "double", "log", "m/s", "True velocity along field y."),
+    TopicSpec(TRUTH_OMEGA, "double", "log", "rad/s", "True yaw rate, CCW positive."),
+    TopicSpec(WHEEL_LEFT, "double", "log", "m/s", "Left wheel surface speed."),
+    TopicSpec(WHEEL_RIGHT, "double", "log", "m/s", "Right wheel surface speed."),
+    TopicSpec(TOUCHING_WALL, "boolean", "log", "", "Touching a field wall in the last substep."),
+    TopicSpec(WALL_HITS, "int", "log", "count", "Separate wall contacts since reset."),
+    TopicSpec(FIELD_LENGTH, "double", "log", "m", "Field length (x), recorded once."),
+    TopicSpec(FIELD_WIDTH, "double", "log", "m", "Field width (y), recorded once."),
+    TopicSpec(ENABLED_AT, "double", "log", "s",
+              "Log time at which the robot program reported the `--enable` mode."),
+)
+
+# NT type -> DataLog type where they differ.
+_LOG_TYPES = {"int": "int64"}
+# wpiutil's DataLogWriter keeps records in memory until flush() and blocks for good once about
+# 1 MiB is waiting (measured with 2026.2.2), so flush well before that, and at least every
+# FLUSH_PERIOD of wall time so a file being watched (or a killed process) lags little.
+FLUSH_BYTES = 256 * 1024
+FLUSH_PERIOD = 1.0  # s, wall time
+RECORD_OVERHEAD = 16  # bytes: an upper bound of a record's header
+FIRST_STAMP = 1  # µs: DataLog reads 0 as "now"
+
+# value, timestamp µs -> payload bytes written (0 when nothing was written)
+Writer = Callable[[Any, int], int]
+
+
+class RecordError(Exception):
+    """A recording that cannot be written or read; the message names the file."""
+
+
+def stamp(t: float) -> int:
+    """DataLog timestamp (µs, at least 1) of log time ``t`` s."""
+    return max(FIRST_STAMP, round(t * 1e6))
+
+
+def _infer_type(value: Any) -> str:
+    """The NT type of a value with no spec (Driver Station commands)."""
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, Sequence):
+        return "boolean[]" if value and isinstance(value[0], bool) else "double[]"
+    return "double"
+
+
+def _open(path: Path) -> wpiutil.DataLogWriter:
+    """A DataLogWriter on ``path``, parents created; RecordError when it cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot create its directory: {exc.strerror or exc}") from None
+    try:
+        return wpiutil.DataLogWriter(str(path), f"simserver {__version__}")
+    except (RuntimeError, OSError) as exc:
+        raise RecordError(f"{path}: cannot write: {exc}") from None
+
+
+def _mechanism_topics(cfg: Config) -> dict[str, dict[str, tuple[str, bool]]]:
+    """mechanism -> output -> (topic, whether the output is a list of Field2d poses)."""
+    reg = registry()
+    out: dict[str, dict[str, tuple[str, bool]]] = {}
+    for name, section in cfg.mechanisms.items():
+        mt = reg.get("mechanism", section.type)
+        if mt is not None:
+            out[name] = {o.name: (topics.mechanism_topic(name, o).name, o.type == "field2d")
+                         for o in mt.outputs}
+    return out
+
+
+def _field2d(poses: Any) -> list[float]:
+    """Poses (x m, y m, heading rad) as the Field2d wire has them: [x, y, deg, ...]."""
+    return [v for x, y, h in poses for v in (float(x), float(y), math.degrees(h))]
+
+
+class WpilogRecorder:
+    """Writes one run to a ``.wpilog``: :meth:`record` after every tick, then :meth:`close`
+    (also after Ctrl-C: the file is complete once closed)."""
+
+    def __init__(self, path: str | Path, cfg: Config, field_size: tuple[float, float]):
+        """Create ``path`` (and its parents) and record the field size (m); RecordError if the
+        file cannot be written."""
+        self.path = Path(path)
+        self._log = _open(self.path)
+        self._specs = {s.name: s for s in (*topics.contract_for(cfg), *LOG_SPECS)}
+        self._mechanisms = _mechanism_topics(cfg)
+        self._writers: dict[str, Writer] = {}
+        self._epoch = 0.0  # s: log time of simulated time 0 (moves on at a world reset)
+        self._last_time = 0.0  # s: simulated time of the last snapshot
+        self._enabled_at: float | None = None  # s, simulated time, as last recorded
+        self._pending = 0  # bytes appended since the last flush (upper bound)
+        self._flushed_at = time.monotonic()
+        self.records = 0
+        self.closed = False
+        self._log.addStructSchema(Pose2d, FIRST_STAMP)
+        self._write(FIELD_LENGTH, field_size[0], FIRST_STAMP)
+        self._write(FIELD_WIDTH, field_size[1], FIRST_STAMP)
+
+    # --- writing ---------------------------------------------------------------------------
+
+    def record(self, snap: Snapshot, robot_mode: str | None = None,
+               enabled_at: float | None = None,
+               commands: Mapping[str, object] | None = None) -> None:
+        """Append one tick: ``snap`` (after the step), the robot program's Driver Station mode,
+        the simulated time (s) it was enabled at, and the Driver Station commands sent to it
+        (topic -> mode string or joystick array)."""
+        if snap.time < self._last_time:  # the world was reset: keep the log's clock going
+            self._epoch += self._last_time
+        self._last_time = snap.time
+        ts = stamp(self._epoch + snap.time)
+        for name, value in self.values(snap).items():
+            self._write(name, value, ts)
+        if robot_mode is not None:
+            self._write(topics.ROBOT_MODE, robot_mode, ts)
+        for name, value in (commands or {}).items():
+            self._write(name, value, ts)
+        if enabled_at is not None and enabled_at != self._enabled_at:
+            self._write(ENABLED_AT, self._epoch + enabled_at, ts)
+        self._enabled_at = enabled_at
+        if self._pending > FLUSH_BYTES or time.monotonic() - self._flushed_at > FLUSH_PERIOD:
+            self.flush()
+
+    def values(self, snap: Snapshot) -> dict[str, Any]:
+        """Entry name -> value of everything recorded from one snapshot."""
+        out: dict[str, Any] = {
+            topics.POSE: Pose2d(snap.x, snap.y, Rotation2d(snap.heading)),
+            TRUTH_X: snap.x, TRUTH_Y: snap.y, TRUTH_HEADING: snap.heading,
+            TRUTH_VX: snap.vx, TRUTH_VY: snap.vy, TRUTH_OMEGA: snap.omega,
+            WHEEL_LEFT: snap.wheel_speeds[0], WHEEL_RIGHT: snap.wheel_speeds[1],
+            TOUCHING_WALL: snap.touching_wall, WALL_HITS: snap.wall_hits,
+            topics.TIME: snap.time,
+            topics.BATTERY_CURRENT: snap.battery_current,
+            topics.BATTERY_CHARGE: snap.charge_used,
+        }
+        out.update({topics.motor(n): v for n, v in snap.duties.items()})
+        out.update({topics.solenoid(n): v for n, v in snap.solenoids.items()})
+        out.update({topics.current(n): v for n, v in snap.currents.items()})
+        out.update(topics.sensor_values(snap))
+        out.update(topics.extra_values(snap))
+        for mech, outputs in snap.mechanisms.items():
+            names = self._mechanisms.get(mech, {})
+            for key, value in outputs.items():
+                if key in names:
+                    topic, poses = names[key]
+                    out[topic] = _field2d(value) if poses else value
+        return out
+
+    def _write(self, name: str, value: Any, ts: int) -> None:
+        writer = self._writers.get(name)
+        if writer is None:
+            writer = self._writers[name] = self._start(name, value, ts)
+        size = writer(value, ts)
+        if size:
+            self.records += 1
+            self._pending += RECORD_OVERHEAD + size
+
+    def _start(self, name: str, value: Any, ts: int) -> Writer:
+        """Start entry ``name`` (type from the topic contract, else from ``value``)."""
+        spec = self._specs.get(name)
+        nt_type = spec.type if spec is not None else _infer_type(value)
+        meta = json.dumps({"unit": spec.unit, "doc": spec.doc} if spec is not None else {})
+        entry = self._log.start(name, _LOG_TYPES.get(nt_type, nt_type), meta, ts)
+        return _writer(self._log, entry, nt_type)
+
+    def flush(self) -> None:
+        """Write everything appended so far to the file."""
+        self._log.flush()
+        self._pending = 0
+        self._flushed_at = time.monotonic()
+
+    def close(self) -> None:
+        """Flush and close the file (idempotent)."""
+        if self.closed:
+            return
+        self.closed = True
+        self._log.flush()
+        self._log.stop()
+        log.info("recorded %d values to %s", self.records, self.path)
+
+
+# NT type -> (DataLogWriter method, conversion of the value, payload bytes of the converted).
+_APPEND: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any], int]]] = {
+    "double": ("appendDouble", float, lambda v: 8),
+    "boolean": ("appendBoolean", bool, lambda v: 1),
+    "int": ("appendInteger", int, lambda v: 8),
+    "string": ("appendString", str, lambda v: len(v.encode())),
+    "double[]": ("appendDoubleArray", lambda v: [float(x) for x in v], lambda v: 8 * len(v)),
+    "boolean[]": ("appendBooleanArray", lambda v: [bool(x) for x in v], len),
+    "struct:Pose2d": ("appendRaw", wpistruct.pack, len),
+}
+_EVERY_TICK = {"double", "struct:Pose2d"}
+
+
+def _writer(dlog: wpiutil.DataLogWriter, entry: int, nt_type: str) -> Writer:
+    """The append function of one entry: numbers and poses every time, anything else only
+    when it changed."""
+    if nt_type not in _APPEND:
+        raise ValueError(f"no DataLog writer for type {nt_type!r}")
+    method, convert, size = _APPEND[nt_type]
+    append = getattr(dlog, method)
+    every_tick = nt_type in _EVERY_TICK
+    last: list[Any] = []
+
+    def write(value: Any, ts: int) -> int:
+        data = convert(value)
+        if not every_tick:
+            if last and last[0] == data:
+                return 0
+            last[:] = [data]
+        append(entry, data, ts)
+        return int(size(data))
+    return write
+
+
+# --- reading ---------------------------------------------------------------------------------
+
+@dataclass
+class Recording:
+    """What `simserver plot` needs from a recording: the trace and the field (m, m), None when
+    the log does not say."""
+
+    trace: Trace
+    field_size: tuple[float, float] | None
+
+
+# Trace channel -> the entry it is read from.
+_CHANNELS = {
+    "x": TRUTH_X, "y": TRUTH_Y, "heading": TRUTH_HEADING,
+    "v_left": WHEEL_LEFT, "v_right": WHEEL_RIGHT, "omega": TRUTH_OMEGA,
+    "voltage": topics.BATTERY_VOLTAGE, "current": topics.BATTERY_CURRENT,
+}
+_CURRENTS = topics.current("")
+Series = tuple[list[int], list[float]]  # timestamps µs, values
+
+
+def read_recording(path: str | Path) -> Recording:
+    """Read a recording written by :class:`WpilogRecorder`; RecordError (naming the file) when
+    it is missing, not a data log, or not a simserver recording."""
+    p = Path(path)
+    series = _read_doubles(p, set(_CHANNELS.values()) | {FIELD_LENGTH, FIELD_WIDTH},
+                           _CURRENTS)
+    clock = series.get(TRUTH_X)
+    if clock is None or not clock[0]:
+        raise RecordError(f"{p}: no {TRUTH_X} values: not a recording of `simserver run "
+                          "--record`")
+    times = clock[0]
+    columns = {ch: _hold(series.get(name), times) for ch, name in _CHANNELS.items()}
+    columns["time"] = [t * 1e-6 for t in times]
+    currents = {name[len(_CURRENTS):]: _hold(s, times) for name, s in sorted(series.items())
+                if name.startswith(_CURRENTS)}
+    length, width = series.get(FIELD_LENGTH), series.get(FIELD_WIDTH)
+    field = (length[1][0], width[1][0]) if length and width else None
+    return Recording(Trace.from_columns(columns, currents), field)
+
+
+def _read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
+    """Every double record of the entries named ``names`` or starting with ``prefix``."""
+    try:
+        reader = DataLogReader(str(path))
+    except OSError as exc:
+        raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if not reader.isValid():
+        raise RecordError(f"{path}: not a WPILib data log (.wpilog)")
+    wanted: dict[int, Series] = {}
+    out: dict[str, Series] = {}
+    for rec in reader:
+        if rec.isStart():
+            start = rec.getStartData()
+            if start.type == "double" and (start.name in names or
+                                           start.name.startswith(prefix)):
+                wanted[start.entry] = out.setdefault(start.name, ([], []))
+            continue
+        target = None if rec.isControl() else wanted.get(rec.getEntry())
+        if target is not None and rec.getSize() == 8:
+            target[0].append(rec.getTimestamp())
+            target[1].append(rec.getDouble())
+    return out
+
+
+def _hold(series: Series | None, times: list[int]) -> list[float]:
+    """``series`` sampled at ``times`` (µs), holding the last value (NaN before the first)."""
+    if series is None:
+        return [math.nan] * len(times)
+    stamps, values = series
+    if stamps == times:
+        return values
+    out = []
+    for t in times:
+        i = bisect.bisect_right(stamps, t) - 1
+        out.append(values[i] if i >= 0 else math.nan)
+    return out

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ntcore
-from wpimath.geometry import Pose2d, Rotation2d
+from wpimath.geometry import Pose2d
 
 from simserver.config.model import Config
 from simserver.io import topics
@@ -159,27 +159,18 @@ class NtAdapter:
 
     def _make_publishers(self) -> None:
         inst, cfg = self.inst, self.cfg
-        self._pose = inst.getStructTopic(topics.POSE, Pose2d).publish(FAST)
-
-        def dbl(name: str) -> ntcore.DoublePublisher:
-            return inst.getDoubleTopic(name).publish(FAST)
-
-        self._enc = {n: (dbl(topics.encoder_position(n)), dbl(topics.encoder_velocity(n)))
-                     for n in cfg.encoders}
-        self._yaw = dbl(topics.GYRO_YAW)
-        self._rate = dbl(topics.GYRO_RATE)
-        self._volts = dbl(topics.BATTERY_VOLTAGE)
-        self._amps = dbl(topics.BATTERY_CURRENT)
-        self._charge = dbl(topics.BATTERY_CHARGE)
-        self._currents = {n: dbl(topics.current(n)) for n in cfg.motors}
-        self._time = dbl(topics.TIME)
+        commands = {spec.name for spec in topics.bridge_specs()}
+        self._out = {spec.name: self._setter(spec.name, spec.type)
+                     for spec in topics.contract_for(cfg)
+                     if spec.direction == "out" and spec.name not in commands
+                     and spec.type in _SETTER_TYPES and spec.name != topics.HEARTBEAT
+                     and spec.name.startswith(topics.PREFIX)
+                     and not spec.name.startswith(f"{topics.PREFIX}/mechanisms/")}
         self._heartbeat = inst.getIntegerTopic(topics.HEARTBEAT).publish(HEARTBEAT)
         self._beats = 0
         self._field = Field2dPublisher(inst, topics.FIELD2D_NAME, FAST)
         self._mech: dict[str, dict[str, Callable[[Any], None]]] = {}
         self._drawings: dict[str, Mechanism2dPublisher] = {}
-        self._extra = {spec.name: self._setter(spec.name, spec.type)
-                       for spec in topics.contract_for(cfg) if spec.name in topics.extra_names(cfg)}
         reg = registry()
         for name, section in cfg.mechanisms.items():
             mt = reg.get("mechanism", section.type)
@@ -208,29 +199,19 @@ class NtAdapter:
         if nt_type == "double[]":
             pa = inst.getDoubleArrayTopic(name).publish(FAST)
             return lambda v: pa.set([float(x) for x in v])
+        if nt_type == "struct:Pose2d":
+            ps = inst.getStructTopic(name, Pose2d).publish(FAST)
+            return ps.set
         raise ValueError(f"no publisher for NT type {nt_type!r}")
 
     def publish(self, snap: Snapshot) -> None:
         """Set every output from ``snap`` and flush once."""
-        self._pose.set(Pose2d(snap.x, snap.y, Rotation2d(snap.heading)))
-        for name, (pos, vel) in snap.encoders.items():
-            p, v = self._enc[name]
-            p.set(pos)
-            v.set(vel)
-        self._yaw.set(math.degrees(snap.gyro_yaw))
-        self._rate.set(math.degrees(snap.gyro_rate))
-        self._volts.set(snap.battery_voltage)
-        self._amps.set(snap.battery_current)
-        self._charge.set(snap.charge_used)
-        for name, amps in snap.currents.items():
-            self._currents[name].set(amps)
-        self._time.set(snap.time)
+        for name, value in topics.output_values(snap).items():
+            self._out[name](value)
         self._beats += 1
         self._heartbeat.set(self._beats)
         wrapped = math.atan2(math.sin(snap.heading), math.cos(snap.heading))
         self._field.set_poses("Robot", [(snap.x, snap.y, wrapped)])
-        for name, value in topics.extra_values(snap).items():
-            self._extra[name](value)
         for mech, drawing in snap.drawings.items():
             pub = self._drawings.get(mech)
             if pub is None:
@@ -273,6 +254,7 @@ class NtAdapter:
             self._persist_dir.cleanup()
 
 
+_SETTER_TYPES = ("double", "boolean", "int", "double[]", "struct:Pose2d")
 _UNSET = object()
 
 

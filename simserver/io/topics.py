@@ -9,6 +9,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from wpimath.geometry import Pose2d, Rotation2d
+
 from simserver import halmap
 from simserver.config.model import Config
 from simserver.models.api import OutputSpec
@@ -164,6 +166,21 @@ def sensor_values(snap: Snapshot) -> dict[str, Any]:
     out[GYRO_RATE] = math.degrees(snap.gyro_rate)
     out[BATTERY_VOLTAGE] = snap.battery_voltage
     out.update({switch(n): v for n, v in snap.switches.items()})
+    return out
+
+
+def output_values(snap: Snapshot) -> dict[str, Any]:
+    """Topic -> value of every per-tick output with a fixed topic: the true pose (a wpimath
+    Pose2d), the sensors (:func:`sensor_values`), battery current and charge, motor currents,
+    simulated time and the world-level outputs (:func:`extra_values`). Mechanism outputs,
+    drawings and Field2d objects are published by their own publishers."""
+    out: dict[str, Any] = {POSE: Pose2d(snap.x, snap.y, Rotation2d(snap.heading))}
+    out.update(sensor_values(snap))
+    out[BATTERY_CURRENT] = snap.battery_current
+    out[BATTERY_CHARGE] = snap.charge_used
+    out.update({current(n): amps for n, amps in snap.currents.items()})
+    out[TIME] = snap.time
+    out.update(extra_values(snap))
     return out
 
 

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import wpiutil
-from wpimath.geometry import Pose2d, Rotation2d
+from wpimath.geometry import Pose2d
 from wpiutil import wpistruct
 from wpiutil.log import DataLogReader
 
@@ -195,20 +195,14 @@ class WpilogRecorder:
     def values(self, snap: Snapshot) -> dict[str, Any]:
         """Entry name -> value of everything recorded from one snapshot."""
         out: dict[str, Any] = {
-            topics.POSE: Pose2d(snap.x, snap.y, Rotation2d(snap.heading)),
             TRUTH_X: snap.x, TRUTH_Y: snap.y, TRUTH_HEADING: snap.heading,
             TRUTH_VX: snap.vx, TRUTH_VY: snap.vy, TRUTH_OMEGA: snap.omega,
             WHEEL_LEFT: snap.wheel_speeds[0], WHEEL_RIGHT: snap.wheel_speeds[1],
             TOUCHING_WALL: snap.touching_wall, WALL_HITS: snap.wall_hits,
-            topics.TIME: snap.time,
-            topics.BATTERY_CURRENT: snap.battery_current,
-            topics.BATTERY_CHARGE: snap.charge_used,
         }
         out.update({topics.motor(n): v for n, v in snap.duties.items()})
         out.update({topics.solenoid(n): v for n, v in snap.solenoids.items()})
-        out.update({topics.current(n): v for n, v in snap.currents.items()})
-        out.update(topics.sensor_values(snap))
-        out.update(topics.extra_values(snap))
+        out.update(topics.output_values(snap))
         for mech, outputs in snap.mechanisms.items():
             names = self._mechanisms.get(mech, {})
             for key, value in outputs.items():

@@ -6,6 +6,8 @@ process sequentially; never run them with xdist or beside another robot program)
 
 from __future__ import annotations
 
+import json
+import math
 import os
 import signal
 import socket
@@ -13,6 +15,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+import ntcore
 
 from tests.ntutil import REPO, free_port, wait_for
 
@@ -106,3 +110,32 @@ def simserver(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess
     """``simserver run ARGS`` to completion, output captured."""
     return subprocess.run([sys.executable, "-m", "simserver", "run", *args], cwd=REPO,
                           capture_output=True, text=True, timeout=timeout)
+
+
+def robot_nt() -> ntcore.NetworkTableInstance:
+    """An NT4 client of the robot program's server (127.0.0.1:5810)."""
+    inst = ntcore.NetworkTableInstance.create()
+    inst.startClient4("e2e-observer")
+    inst.setServer("127.0.0.1", ROBOT_PORT)
+    return inst
+
+
+def trace_rows(path: Path) -> list[list[float]]:
+    """The rows of a ``--trace`` CSV: time, x, y, heading."""
+    return [[float(v) for v in line.split(",")] for line in path.read_text().splitlines()[1:]]
+
+
+def check_vendorbot(log: Path, trace: Path) -> None:
+    """What tests/e2e/vendorbot logged agrees with the true motion in ``trace``."""
+    records = {r["phase"]: r for r in map(json.loads, log.read_text().splitlines())}
+    straight, spin = records["straight"], records["spin"]
+    # Both controllers' outputs (Talon FX, SPARK MAX) reached simserver: each side drove.
+    assert straight["left_m"] > 1.0 and straight["right_m"] > 1.0, straight
+    # The Pigeon 2 reads the true heading (the robot is at rest when it logs).
+    heading = math.degrees(trace_rows(trace)[-1][3])
+    assert abs(spin["yaw_deg"] - heading) < 0.1, (spin, heading)
+    # The Talon FX rotor sensor and the SPARK encoder agree with the Pigeon through no-slip
+    # differential kinematics: yaw = (right - left) / track width, within 1 %.
+    yaw_from_wheels = math.degrees((spin["right_m"] - spin["left_m"]) / (26 * 0.0254))
+    assert abs(yaw_from_wheels - spin["yaw_deg"]) <= 0.01 * abs(spin["yaw_deg"]), spin
+    assert 11.0 < spin["battery_v"] < 12.8  # simserver's battery, not the HAL's 12 V default

@@ -17,7 +17,16 @@ import ntcore
 import pytest
 from wpimath.geometry import Pose2d
 
-from tests.e2e.robots import KITBOT, REPO, RobotProgram, config_with, simserver
+from tests.e2e.robots import (
+    KITBOT,
+    REPO,
+    RobotProgram,
+    check_vendorbot,
+    config_with,
+    robot_nt,
+    simserver,
+    trace_rows,
+)
 from tests.ntutil import wait_for
 
 pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
@@ -25,11 +34,6 @@ pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
 TRAJECTORY_END = (6.5, 5.5)  # examples/kitbot/paths.py
 
 
-def robot_nt() -> ntcore.NetworkTableInstance:
-    inst = ntcore.NetworkTableInstance.create()
-    inst.startClient4("e2e-observer")
-    inst.setServer("127.0.0.1", 5810)
-    return inst
 
 
 def odometry(inst: ntcore.NetworkTableInstance) -> Pose2d:
@@ -38,9 +42,6 @@ def odometry(inst: ntcore.NetworkTableInstance) -> Pose2d:
     return wait_for(lambda: (p := sub.get()).X() >= 0 and p, 10, "the robot's odometry")
 
 
-def trace_rows(path: Path) -> list[list[float]]:
-    lines = path.read_text().splitlines()[1:]
-    return [[float(v) for v in line.split(",")] for line in lines]
 
 
 @pytest.fixture
@@ -202,19 +203,7 @@ def test_vendor_can_devices_talonfx_spark_pigeon(tmp_path):
     finally:
         robot.close()
     assert run.returncode == 0, run.stderr
-    records = {r["phase"]: r for r in map(json.loads, log.read_text().splitlines())}
-    straight, spin = records["straight"], records["spin"]
-    # Both controllers' outputs reached simserver: each side drove forward.
-    assert straight["left_m"] > 1.0 and straight["right_m"] > 1.0
-    # The robot's Pigeon 2 reads the true heading (robot at rest when it logged).
-    heading = math.degrees(trace_rows(trace)[-1][3])
-    assert abs(spin["yaw_deg"] - heading) < 0.1
-    # Its Talon FX rotor sensor and SPARK encoder agree with the Pigeon through no-slip
-    # differential kinematics: yaw = (right - left) / track width, within 1 %.
-    track = 26 * 0.0254
-    yaw_from_wheels = math.degrees((spin["right_m"] - spin["left_m"]) / track)
-    assert yaw_from_wheels == pytest.approx(spin["yaw_deg"], rel=0.01)
-    assert 11.0 < spin["battery_v"] < 12.8  # simserver's battery, not the HAL's 12 V default
+    check_vendorbot(log, trace)
 
 
 def test_sensors_resume_after_the_robot_program_restarts(kitbot, tmp_path):

@@ -18,7 +18,16 @@ import ntcore
 import pytest
 from wpimath.geometry import Pose2d
 
-from tests.e2e.robots import KITBOT, REPO, RobotProgram, config_with, simserver
+from tests.e2e.robots import (
+    KITBOT,
+    REPO,
+    RobotProgram,
+    check_vendorbot,
+    config_with,
+    robot_nt,
+    simserver,
+    trace_rows,
+)
 from tests.ntutil import wait_for
 
 pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
@@ -29,15 +38,8 @@ WSBOT = REPO / "tests" / "e2e" / "wsbot"
 NO_GYRO = ('[gyro]\nhal = "analoggyro:0"\n', "")
 
 
-def robot_nt() -> ntcore.NetworkTableInstance:
-    inst = ntcore.NetworkTableInstance.create()
-    inst.startClient4("e2e-observer")
-    inst.setServer("127.0.0.1", 5810)
-    return inst
 
 
-def trace_rows(path: Path) -> list[list[float]]:
-    return [[float(v) for v in line.split(",")] for line in path.read_text().splitlines()[1:]]
 
 
 @pytest.fixture
@@ -88,15 +90,7 @@ def test_vendor_can_devices_over_halsim_ws(ws_robot, tmp_path):
     run = simserver(str(cfg), "--halsim-ws", "3300", "--enable", "autonomous", "--duration",
                     "4.6", "--trace", str(trace))
     assert run.returncode == 0, run.stderr
-    records = {r["phase"]: r for r in map(json.loads, log.read_text().splitlines())}
-    straight, spin = records["straight"], records["spin"]
-    # Talon FX (type CANMotor) and SPARK MAX (type SimDevice) outputs reached simserver.
-    assert straight["left_m"] > 1.0 and straight["right_m"] > 1.0
-    # Pigeon 2 (type CANGyro) reads the true heading; the encoders agree through kinematics.
-    heading = math.degrees(trace_rows(trace)[-1][3])
-    assert abs(spin["yaw_deg"] - heading) < 0.1
-    yaw_from_wheels = math.degrees((spin["right_m"] - spin["left_m"]) / (26 * 0.0254))
-    assert yaw_from_wheels == pytest.approx(spin["yaw_deg"], rel=0.01)
+    check_vendorbot(log, trace)  # Talon FX as type CANMotor, SPARK as SimDevice, CANGyro
 
 
 def test_adxrs450_over_halsim_ws_keeps_the_robots_reset(ws_robot, tmp_path):

@@ -73,6 +73,16 @@ def rotations_per_unit(unit: str, ticks_per_revolution: int) -> float:
     return unit_scale(unit) / (2.0 * math.pi)
 
 
+ANALOG_FULL_SCALE = 5.0  # V: the roboRIO's analog inputs read 0..5 V
+
+
+def analog_voltage(position: float, unit: str, ticks_per_revolution: int) -> float:
+    """The voltage (V) an absolute sensor on an analog input (a potentiometer or analog
+    absolute encoder: 0..5 V over one turn) gives for an encoder reading in ``unit``."""
+    turns = position * rotations_per_unit(unit, ticks_per_revolution)
+    return ANALOG_FULL_SCALE * (turns % 1.0)
+
+
 def gyro_reading(kind: str, yaw: float, rate: float) -> tuple[float, float]:
     """The angle (deg) and rate (deg/s) a gyro of ``kind`` reports for simserver's yaw and
     rate (deg, deg/s, counter-clockwise positive)."""

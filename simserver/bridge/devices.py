@@ -17,6 +17,7 @@ from typing import Protocol
 import wpilib
 from wpilib.simulation import (
     AnalogGyroSim,
+    AnalogInputSim,
     DIOSim,
     EncoderSim,
     PWMSim,
@@ -232,8 +233,21 @@ class SimDeviceEncoder:
             self._position(position)
 
 
+class AnalogSensor:
+    """An absolute sensor on an analog input: 0..5 V over one turn."""
+
+    def __init__(self, channel: int, unit: str, ticks_per_revolution: int):
+        self.sim = AnalogInputSim(channel)
+        self.unit, self.tpr = unit, ticks_per_revolution
+
+    def write(self, position: float, velocity: float) -> None:
+        self.sim.setVoltage(halmap.analog_voltage(position, self.unit, self.tpr))
+
+
 def encoder_sink(address: HalAddress, unit: str, ticks_per_revolution: int) -> EncoderSink:
     """The writer for an encoder address."""
+    if address.kind == "analog":
+        return AnalogSensor(address.channel or 0, unit, ticks_per_revolution)
     if address.kind == "encoder":
         return QuadratureEncoder(address.channel or 0, unit)
     if address.kind == "simdevice":

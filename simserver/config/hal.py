@@ -14,6 +14,9 @@ encoder    ``encoder:A``                                            ``wpilib.Enc
            ``talonfx:N``                                            Talon FX rotor sensor
            ``cancoder:N``                                           Phoenix 6 CANcoder
            ``sparkmax:N``, ``sparkflex:N``                          SPARK relative encoder
+           ``analog:N``                                             analog input N (a
+                                                                    potentiometer: 0..5 V over
+                                                                    one turn)
            ``simdevice:DEVICE/VALUE``                               any SimDevice double
 gyro       ``analoggyro:N``, ``adxrs450``, ``navx``, ``pigeon2:N``,   yaw gyro
            ``simdevice:DEVICE/VALUE``
@@ -34,7 +37,8 @@ from dataclasses import dataclass
 
 ROLES: dict[str, tuple[str, ...]] = {
     "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
-    "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "simdevice"),
+    "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "analog",
+                "simdevice"),
     "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "simdevice"),
     "solenoid": ("ctre", "rev"),
     "switch": ("dio",),
@@ -45,7 +49,8 @@ _BARE = {"adxrs450", "navx"}
 CAN_ENCODERS = ("talonfx", "cancoder", "sparkmax", "sparkflex")
 # Highest channel of each kind on a roboRIO (WPILib's SensorUtil: 20 PWM, 31 DIO, analog gyros
 # on the 2 accumulator inputs).
-CHANNEL_MAX = {"pwm": 19, "encoder": 30, "dio": 30, "analoggyro": 1, "ctre": 7, "rev": 15}
+CHANNEL_MAX = {"pwm": 19, "encoder": 30, "dio": 30, "analoggyro": 1, "analog": 7, "ctre": 7,
+               "rev": 15}
 
 
 class HalAddressError(ValueError):

@@ -452,7 +452,11 @@ def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
         path = f"encoders.{name}.hal"
         claim("encoder", path, enc.hal)
         for address in enc.hal:
-            if address.kind not in hal.CAN_ENCODERS:
+            if address.kind == "analog" and not enc.absolute:
+                issues.append(ConfigIssue(f"encoders.{name}.absolute", "an analog input reads "
+                                          "an absolute angle (0..5 V over one turn): set "
+                                          "absolute = true"))
+            if address.kind not in (*hal.CAN_ENCODERS, "analog"):
                 continue
             if units.unit_kind(enc.unit) not in ("angle", "ticks"):
                 issues.append(ConfigIssue(f"encoders.{name}.unit", f"a {address.kind} encoder "

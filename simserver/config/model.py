@@ -305,7 +305,9 @@ class EncoderConfig:
     hal: tuple[HalAddress, ...] = hal(
         "encoder", "The robot program's encoder, for the bridge: `encoder:A` (a "
         "`wpilib.Encoder` whose channel A is A), `talonfx:N` (rotor sensor), `cancoder:N`, "
-        "`sparkmax:N`, `sparkflex:N` (relative encoder) or `simdevice:DEVICE/VALUE`.")
+        "`sparkmax:N`, `sparkflex:N` (relative encoder), `analog:N` (a potentiometer or "
+        "analog absolute encoder, 0..5 V over one turn; needs `absolute = true`) or "
+        "`simdevice:DEVICE/VALUE`.")
 
 
 @dataclass(frozen=True)

@@ -374,6 +374,9 @@ class HalsimWsLink:
                                               ">period": sign * period})
                     return
             return
+        if a.kind == "analog":
+            put(("AI", str(ch)), {">voltage": halmap.analog_voltage(pos, unit, tpr)})
+            return
         per_unit = halmap.rotations_per_unit(unit, tpr)
         if a.kind in ("talonfx", "cancoder"):
             name = halmap.talonfx_rotor(ch) if a.kind == "talonfx" else halmap.cancoder(ch)

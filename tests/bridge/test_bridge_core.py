@@ -35,7 +35,7 @@ from wpilib.simulation import (
 from simserver.bridge.core import Bridge
 from simserver.config.loader import loads
 from simserver.io import topics
-from tests.worlds import LIFT
+from tests.worlds import ARM, LIFT
 
 T = TypeVar("T")
 OUT = hal.SimDevice.Direction.kOutput
@@ -359,6 +359,18 @@ def test_spark_closed_loop_reads_applied_output_and_warns_once(hw):
 
 
 # --- encoders -----------------------------------------------------------------------------------
+
+
+def test_analog_potentiometer_reads_five_volts_over_one_turn(hw):
+    # An arm's absolute angle on analog input 3, read by the program as a potentiometer.
+    bridge = make_bridge(ARM + '\n[motors.shoulder]\ntype = "NEO"\n\n'
+                         + encoder_table("pot", "analog:3", unit="deg", motor="shoulder",
+                                         absolute="true"))
+    pot = hw(wpilib.AnalogPotentiometer(3, 360.0))
+    bridge.apply(enc("pot", 90.0))
+    assert pot.get() == pytest.approx(90.0, abs=1e-9)
+    bridge.apply(enc("pot", 450.0))  # one turn more: the same voltage
+    assert pot.get() == pytest.approx(90.0, abs=1e-9)
 
 
 def test_ticks_encoder_gets_the_count_and_rate_times_distance_per_pulse(hw):

@@ -121,7 +121,8 @@ def test_bare_address_has_no_channel_and_prints_its_kind():
 def test_roles_cover_exactly_the_documented_kinds():
     assert hal.ROLES == {
         "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
-        "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "simdevice"),
+        "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "analog",
+                    "simdevice"),
         "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "simdevice"),
         "solenoid": ("ctre", "rev"),
         "switch": ("dio",),
@@ -131,7 +132,7 @@ def test_roles_cover_exactly_the_documented_kinds():
 @pytest.mark.parametrize(("role", "text"), [
     ("motor", '"pwm:0", "talonfx:0", "sparkmax:0", "sparkflex:0", "simdevice:DEVICE/VALUE"'),
     ("encoder", '"encoder:0", "talonfx:0", "cancoder:0", "sparkmax:0", "sparkflex:0", '
-                '"simdevice:DEVICE/VALUE"'),
+                '"analog:0", "simdevice:DEVICE/VALUE"'),
     ("gyro", '"analoggyro:0", "adxrs450", "navx", "pigeon2:0", "simdevice:DEVICE/VALUE"'),
     ("solenoid", '"ctre:0", "rev:0"'),
     ("switch", '"dio:0"'),
@@ -350,7 +351,7 @@ def test_wiring_error_renders_with_file_and_path():
 @pytest.mark.parametrize(("extra", "path", "message"), [
     ('[encoders.x]\nmotor = "left"\nhal = ["encoder:0", "encoder:2"]\n', "encoders.x.hal",
      'expected a HAL device address such as "encoder:0", "talonfx:0", "cancoder:0", '
-     '"sparkmax:0", "sparkflex:0", "simdevice:DEVICE/VALUE", got an array'),
+     '"sparkmax:0", "sparkflex:0", "analog:0", "simdevice:DEVICE/VALUE", got an array'),
     ('[encoders.x]\nmotor = "left"\nhal = ["encoder:0"]\n', "encoders.x.hal", "got an array"),
     ('[encoders.x]\nmotor = "left"\nhal = "encoder:40"\n', "encoders.x.hal",
      ("encoder channels are 0..", ", got 40")),
@@ -495,3 +496,9 @@ def test_bridge_errors_name_the_key(body, path, words):
     assert found[0][0] == path
     for word in words:
         assert word in found[0][1], (word, found[0][1])
+
+
+def test_analog_encoder_must_be_absolute():
+    found = issues(BASE + '[encoders.x]\nmotor = "left"\nunit = "rotations"\nhal = "analog:2"\n')
+    assert found == [("encoders.x.absolute", "an analog input reads an absolute angle (0..5 V "
+                      "over one turn): set absolute = true")]

@@ -31,7 +31,7 @@ from simserver.io import topics
 from simserver.io.halsim_ws import PATH, HalsimWsLink, check_config, value_of, ws_device
 from simserver.io.nt import InputState
 from tests.ntutil import free_port, wait_for
-from tests.worlds import LIFT
+from tests.worlds import ARM, LIFT
 
 pytestmark = pytest.mark.network
 
@@ -439,6 +439,21 @@ def test_encoder_counts_and_periods_by_channel_as_deltas(robots, links):
     values[topics.encoder_position(left)] = -3.7
     got = sync_send(robot, link, values)
     assert data_of(got, "Encoder", "0") == {">count": -4, ">period": pytest.approx(-0.125)}
+
+
+def test_analog_potentiometer_gets_five_volts_over_one_turn(robots, links):
+    config = DRIVE + ARM + '\n[motors.shoulder]\ntype = "NEO"\n' + """
+[encoders.pot]
+motor = "shoulder"
+unit = "deg"
+absolute = true
+hal = "analog:2"
+"""
+    robot, link, _polls = connect(robots, links, config, [DS_DISABLED, *PWM_INIT])
+    got = sync_send(robot, link, {topics.encoder_position("pot"): 90.0})
+    assert data_of(got, "AI", "2") == {">voltage": pytest.approx(1.25)}
+    got = sync_send(robot, link, {topics.encoder_position("pot"): 450.0})  # a turn on: same
+    assert data_of(got, "AI", "2") == {}
 
 
 def test_battery_voltage_talonfx_supply_and_dio_switches(robots, links):

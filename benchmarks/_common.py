@@ -94,3 +94,14 @@ def text_table(head: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
         if n == 0:
             lines.append("  ".join("-" * w for w in widths))
     return lines
+
+
+def emit(table: str, markdown: str, output: Path | None) -> None:
+    """Print a benchmark's table; with ``output``, append its Markdown to that file."""
+    print(table)
+    if output:
+        with output.open("a", encoding="utf-8") as fh:
+            if fh.tell() > 0:
+                fh.write("\n")
+            fh.write(markdown)
+        print(f"\nMarkdown appended to {output}")

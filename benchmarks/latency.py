@@ -73,9 +73,9 @@ from simserver.config.loader import load_default
 from simserver.io import topics
 
 try:
-    from benchmarks._common import machine_info, machine_line, text_table
+    from benchmarks._common import emit, machine_info, machine_line, text_table
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
-    from _common import machine_info, machine_line, text_table  # type: ignore
+    from _common import emit, machine_info, machine_line, text_table  # type: ignore
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
@@ -513,13 +513,7 @@ def main(argv: list[str] | None = None) -> int:
     _raise_on_sigterm()
     res = measure_latency(args.switches, args.warmup, args.period, args.timeout,
                           poll=args.poll, jitter=args.jitter, config=args.config)
-    print(format_table(res))
-    if args.output:
-        with args.output.open("a", encoding="utf-8") as fh:
-            if fh.tell() > 0:
-                fh.write("\n")
-            fh.write(format_markdown(res))
-        print(f"\nMarkdown appended to {args.output}")
+    emit(format_table(res), format_markdown(res), args.output)
     return 0
 
 

@@ -68,6 +68,7 @@ from simserver.world import World
 try:
     from benchmarks._common import (
         bundled_script,
+        emit,
         machine_info,
         machine_line,
         summarize,
@@ -76,6 +77,7 @@ try:
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     from _common import (  # type: ignore
         bundled_script,
+        emit,
         machine_info,
         machine_line,
         summarize,
@@ -364,13 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.seconds <= 0 or args.repeats < 1:
         ap.error("--seconds must be > 0 and --repeats ≥ 1")
     res = measure_throughput(args.seconds, args.repeats)
-    print(format_table(res))
-    if args.output:
-        with args.output.open("a", encoding="utf-8") as fh:
-            if fh.tell() > 0:
-                fh.write("\n")
-            fh.write(format_markdown(res))
-        print(f"\nMarkdown appended to {args.output}")
+    emit(format_table(res), format_markdown(res), args.output)
     if args.profile:
         print("\ncProfile of our loop (profiler overhead inflates every figure):")
         print(profile_ours(min(args.seconds, 30.0)))

@@ -34,3 +34,25 @@ TWO_KRAKENS = '\n[motors.lift]\ntype = "Kraken X60"\ncount = 2\n'
 def make_world(extra: str = "", base: str | None = None) -> World:
     """A World of ``base`` (default: the bundled kitbot) plus the TOML in ``extra``."""
     return World(loads((default_config_text() if base is None else base) + extra))
+
+
+# Two wired solenoids (CTRE channel 1, REV channel 15) and two wired limit switches on LIFT (an
+# inverted one on DIO 3, one on DIO 4): the robot-side wiring tests' common fragment.
+WIRED_SOLENOIDS_SWITCHES = """
+[solenoids.claw]
+hal = "ctre:1"
+
+[solenoids.shift]
+hal = "rev:15"
+
+[switches.bottom]
+mechanism = "lift"
+position = "0 m"
+hal = "!dio:3"
+
+[switches.top]
+mechanism = "lift"
+position = "1.1 m"
+trigger = "above"
+hal = "dio:4"
+"""

@@ -9,7 +9,7 @@ import pytest
 from simserver.config import hal
 from simserver.config.hal import HalAddress, HalAddressError, examples, parse
 from simserver.config.loader import ConfigError, loads
-from tests.worlds import LIFT
+from tests.worlds import LIFT, WIRED_SOLENOIDS_SWITCHES
 
 # The smallest valid config: the drivetrain needs motors named left and right.
 BASE = '[motors.left]\ntype = "CIM"\n\n[motors.right]\ntype = "CIM"\n'
@@ -269,24 +269,7 @@ hal = "cancoder:2"
 
 [gyro]
 hal = "adxrs450"
-
-[solenoids.claw]
-hal = "ctre:1"
-
-[solenoids.shift]
-hal = "rev:15"
-
-[switches.bottom]
-mechanism = "lift"
-position = "0 m"
-hal = "!dio:3"
-
-[switches.top]
-mechanism = "lift"
-position = "1.1 m"
-trigger = "above"
-hal = "dio:4"
-""" + LIFT_MOTOR)
+""" + WIRED_SOLENOIDS_SWITCHES + LIFT_MOTOR)
     assert cfg.encoders["left"].hal == (HalAddress("encoder", 4),)
     assert cfg.encoders["right"].hal == (HalAddress("cancoder", 2),)
     assert cfg.gyro.hal == (HalAddress("adxrs450"),)

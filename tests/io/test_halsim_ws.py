@@ -31,7 +31,7 @@ from simserver.io import topics
 from simserver.io.halsim_ws import PATH, HalsimWsLink, check_config, value_of, ws_device
 from simserver.io.nt import InputState
 from tests.ntutil import free_port, wait_for
-from tests.worlds import ARM, LIFT
+from tests.worlds import ARM, LIFT, WIRED_SOLENOIDS_SWITCHES
 
 pytestmark = pytest.mark.network
 
@@ -303,24 +303,7 @@ ticks_per_revolution = 360
 hal = "encoder:3"
 """
 
-PNEUMATIC = DRIVE + """
-[solenoids.claw]
-hal = "ctre:1"
-
-[solenoids.shift]
-hal = "rev:15"
-
-[switches.bottom]
-mechanism = "lift"
-position = "0 m"
-hal = "!dio:3"
-
-[switches.top]
-mechanism = "lift"
-position = "1.1 m"
-trigger = "above"
-hal = "dio:4"
-"""
+PNEUMATIC = DRIVE + WIRED_SOLENOIDS_SWITCHES
 
 
 def with_gyro(hal: str) -> str:

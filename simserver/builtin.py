@@ -8,8 +8,10 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
 from simserver.config.model import Config, DrivetrainConfig
+from simserver.holonomic import Holonomic, MotorGroup, free_azimuth_rate, free_wheel_speed
 from simserver.models.api import Drawing, InputSpec, Ligament, ModelType, OutputSpec, RobotView
 from simserver.models.differential import (
     CharacterizedLongitudinal,
@@ -340,4 +342,121 @@ LINEAR = ModelType(
     outputs=(OutputSpec("position", "double", "m", "Position."),
              OutputSpec("velocity", "double", "m/s", "Velocity."), *_STOPS),
     check=_check_limits("min_position", "max_position"),
+)
+
+
+# --- holonomic drivetrains ----------------------------------------------------------------------
+
+
+def _group(cfg: Config, motor: str, gearing: float, radius: float) -> MotorGroup:
+    m = cfg.motors[motor]
+    return MotorGroup(motor, motor_by_name(m.type), m.count, gearing, radius)
+
+
+def _chassis_inertia(cfg: Config) -> float:
+    robot = cfg.robot
+    return robot.moment_of_inertia or robot.mass / 12.0 * (robot.length**2 + robot.width**2)
+
+
+def _swerve(name: str, c: SwerveConfig, cfg: Config) -> Holonomic:
+    from simserver.models.swerve import KinematicSwerve, SwerveDrive, SwerveModuleParams
+
+    r = c.wheel_diameter / 2.0
+    mods = list(c.modules.values())
+    drive = [_group(cfg, m.drive, c.drive_gearing, r) for m in mods]
+    steer = [_group(cfg, m.steer, c.steer_gearing, 0.0) for m in mods]
+    moi = _chassis_inertia(cfg)
+    model: Any
+    if c.fidelity == "kinematic":
+        model = KinematicSwerve(
+            [(m.x, m.y) for m in mods],
+            c.max_speed or free_wheel_speed(drive[0].spec, c.drive_gearing, r),
+            c.max_steer_rate or free_azimuth_rate(steer[0].spec, c.steer_gearing),
+            wheel_radius=r, drive_gearing=c.drive_gearing, steer_gearing=c.steer_gearing)
+    else:
+        model = SwerveDrive(
+            [SwerveModuleParams(m.x, m.y, r, d.spec, d.count, c.drive_gearing, c.wheel_inertia,
+                                s.spec, s.count, c.steer_gearing, c.steer_inertia)
+             for m, d, s in zip(mods, drive, steer, strict=True)],
+            cfg.robot.mass, moi, c.friction)
+    return Holonomic(model, "swerve", drive, steer, c.fidelity == "physical", cfg.robot.mass,
+                     moi)
+
+
+def _mecanum(name: str, c: MecanumConfig, cfg: Config) -> Holonomic:
+    from simserver.models.mecanum import KinematicMecanum, MecanumDrive, MecanumWheelParams
+
+    r = c.wheel_diameter / 2.0
+    hx, hy = c.wheelbase / 2.0, c.track_width / 2.0
+    places = ((hx, hy), (hx, -hy), (-hx, hy), (-hx, -hy))
+    names = (c.front_left, c.front_right, c.rear_left, c.rear_right)
+    drive = [_group(cfg, n, c.gearing, r) for n in names]
+    moi = _chassis_inertia(cfg)
+    model: Any
+    if c.fidelity == "kinematic":
+        model = KinematicMecanum(list(places),
+                                 c.max_speed or free_wheel_speed(drive[0].spec, c.gearing, r),
+                                 wheel_radius=r, deadzone=c.deadzone, gearing=c.gearing)
+    else:
+        model = MecanumDrive(
+            [MecanumWheelParams(x, y, r, d.spec, d.count, c.gearing, c.wheel_inertia)
+             for (x, y), d in zip(places, drive, strict=True)],
+            cfg.robot.mass, moi, c.friction)
+    return Holonomic(model, "mecanum", drive, (), c.fidelity == "physical", cfg.robot.mass, moi)
+
+
+def _check_motors(cfg: Config, refs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Problems with the (key, motor name) references of a drivetrain."""
+    from simserver.config.loader import missing_name
+
+    out = [(key, missing_name("motor", name, list(cfg.motors))) for key, name in refs
+           if name not in cfg.motors]
+    seen: dict[str, str] = {}
+    for key, name in refs:
+        if name in seen:
+            out.append((key, f"motor {name!r} is already used by drivetrain.{seen[name]}"))
+        seen.setdefault(name, key)
+    return out
+
+
+def _check_swerve(c: SwerveConfig, cfg: Config) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if len(c.modules) < 2:
+        out.append(("modules", f"a swerve drivetrain needs at least 2 modules, got "
+                               f"{len(c.modules)}: add [drivetrain.modules.<name>] tables"))
+    if c.fidelity == "kinematic" and len(c.modules) not in (2, 3, 4, 6):
+        out.append(("fidelity", "the kinematic level uses wpimath kinematics, which has 2, 3, "
+                                "4 or 6 modules"))
+    places = [(m.x, m.y) for m in c.modules.values()]
+    if len(set(places)) != len(places):
+        out.append(("modules", "two modules share a location"))
+    refs = [(f"modules.{n}.{k}", getattr(m, k)) for n, m in c.modules.items()
+            for k in ("drive", "steer")]
+    out += _check_motors(cfg, refs)
+    return out
+
+
+def _check_mecanum(c: MecanumConfig, cfg: Config) -> list[tuple[str, str]]:
+    return _check_motors(cfg, [(k, getattr(c, k)) for k in
+                               ("front_left", "front_right", "rear_left", "rear_right")])
+
+
+SWERVE = ModelType(
+    name="swerve",
+    role="drivetrain",
+    config=SwerveConfig,
+    doc="Swerve drivetrain, 2+ modules anywhere: drive and steer motors with gearboxes and "
+        "inertia, traction-limited tire forces per module (slip, scrub) on a rigid chassis; "
+        "or kinematic (pyfrc-style).",
+    create=_swerve,
+    check=_check_swerve,
+)
+MECANUM = ModelType(
+    name="mecanum",
+    role="drivetrain",
+    config=MecanumConfig,
+    doc="Mecanum drivetrain: four wheels with 45° rollers, traction-limited roller forces on a "
+        "rigid chassis; or kinematic (pyfrc MecanumDrivetrain).",
+    create=_mecanum,
+    check=_check_mecanum,
 )

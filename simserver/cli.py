@@ -198,6 +198,9 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     except RecordError as exc:
         click.echo(f"simserver: --record {exc}; nothing was started.", err=True)
         sys.exit(EXIT_BAD_CONFIG)
+    except ScriptError as exc:
+        click.echo(f"simserver: [robots] inputs: {exc}; nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
     show_progress = progress if progress is not None else (
         duration is not None and sys.stderr.isatty())
     mode = ("in lock-step with the robot program" if lockstep else
@@ -337,6 +340,25 @@ def motors() -> None:
         rpm = m.free_speed * 60 / (2 * 3.141592653589793)
         click.echo(f"{name:<18}{rpm:>8.0f} rpm{m.stall_torque:>10.2f} N·m{m.stall_current:>13.0f} A"
                    f"{m.free_current:>12.1f} A")
+
+
+@main.command("field")
+@click.argument("season", required=False, default="2026",
+                type=click.Choice(["2022", "2023", "2024", "2025", "2026"]))
+def field_cmd(season: str) -> None:
+    """List a season's field elements (what `[field] elements = true` places): outline, size
+    and height, in field coordinates (metres from the blue alliance wall's right corner)."""
+    from simserver.fieldelements import season_obstacles
+    from simserver.fieldinfo import field_size
+
+    length, width = field_size(season)
+    click.echo(f"{season} field: {length:.3f} m x {width:.3f} m")
+    click.echo(f"{'element':<28}{'x range (m)':>16}{'y range (m)':>16}{'height':>10}")
+    for o in season_obstacles(season):
+        xs = [p[0] for p in o.points]
+        ys = [p[1] for p in o.points]
+        click.echo(f"{o.name:<28}{min(xs):>7.2f} - {max(xs):<6.2f}{min(ys):>7.2f} - "
+                   f"{max(ys):<6.2f}{o.height:>8.2f} m")
 
 
 @main.command("models")

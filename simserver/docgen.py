@@ -157,8 +157,10 @@ def model_types_text() -> str:
 
 def protocol_reference() -> str:
     """Markdown reference of every NetworkTables topic."""
+    drive = {s.name: s for kind in ("swerve", "mecanum") for s in topics.drive_specs(kind)}
     specs = topics.contract(["<motor>"], ["<solenoid>"], {"<encoder>": None}, None,
-                            [*topics.extra_specs(["<switch>"], True, ["<cylinder>"]),
+                            [*drive.values(),
+                             *topics.extra_specs(["<switch>"], True, ["<cylinder>"]),
                              topics.mechanism2d_topic("<mechanism>")])
     generic = [OutputSpec("<output>", "double", "declared", "Each output the mechanism's type "
                           "declares (double, boolean, int or double[]; `simserver models`).")]
@@ -166,6 +168,13 @@ def protocol_reference() -> str:
     specs.append(topics.TopicSpec(topics.field2d_object("<mechanism>"), "double[]", "out",
                                   "[m, m, deg, ...]", "A mechanism's `field2d` output (for "
                                   "example game pieces), one [x, y, heading] triplet per pose."))
+    specs.append(topics.TopicSpec(topics.field2d_object("<robot>"), "double[]", "out",
+                                  "[m, m, deg]", "Another robot of `[robots.<robot>]`, as "
+                                  "Field2d reads it."))
+    specs.append(topics.TopicSpec(topics.robot_prefix("<robot>") + "/...", "(as above)",
+                                  "in/out", "", "Every topic above, for another robot of "
+                                  "`[robots.<robot>]` without scripted `inputs`: its motor and "
+                                  "solenoid inputs and its sensors, pose and drive state."))
     out = [
         "# NetworkTables protocol", "", GENERATED, "",
         "Names in angle brackets are the names given in the config (`[motors.<motor>]`,",

@@ -11,13 +11,15 @@ from pathlib import Path
 
 from simserver.world import Snapshot
 
-CHANNELS = ("time", "x", "y", "heading", "v_left", "v_right", "omega", "voltage", "current")
+CHANNELS = ("time", "x", "y", "heading", "vx", "vy", "v_left", "v_right", "omega", "voltage",
+            "current")
 
 
 class Trace:
     """Per-tick samples in compact arrays (8 bytes a value). Channels (``CHANNELS``): time s,
-    x m, y m, heading rad, wheel speeds v_left/v_right m/s, yaw rate omega rad/s, battery
-    voltage V and current A; ``motor_currents``: motor name -> stator current A."""
+    x m, y m, heading rad, field-frame velocity vx/vy m/s, a tank drive's wheel speeds
+    v_left/v_right m/s (NaN for other drivetrains), yaw rate omega rad/s, battery voltage V and
+    current A; ``motor_currents``: motor name -> stator current A."""
 
     def __init__(self) -> None:
         self.data = {c: array("d") for c in CHANNELS}
@@ -47,8 +49,11 @@ class Trace:
         d["x"].append(s.x)
         d["y"].append(s.y)
         d["heading"].append(s.heading)
-        d["v_left"].append(s.wheel_speeds[0])
-        d["v_right"].append(s.wheel_speeds[1])
+        d["vx"].append(s.vx)
+        d["vy"].append(s.vy)
+        tank = len(s.wheel_speeds) == 2
+        d["v_left"].append(s.wheel_speeds[0] if tank else math.nan)
+        d["v_right"].append(s.wheel_speeds[1] if tank else math.nan)
         d["omega"].append(s.omega)
         d["voltage"].append(s.battery_voltage)
         d["current"].append(s.battery_current)
@@ -82,7 +87,7 @@ class Summary:
             ("wall time", f"{self.wall_time:.2f} s ({factor:.0f}× real time)"),
             ("distance driven", f"{self.distance:.2f} m"),
             ("final pose", f"x {self.x:.2f} m, y {self.y:.2f} m, heading {self.heading_deg:.1f}°"),
-            ("peak motor current", f"{self.peak_current:.1f} A (per drive side)"),
+            ("peak motor current", f"{self.peak_current:.1f} A (per drive motor output)"),
             ("minimum battery voltage", f"{self.min_voltage:.2f} V"),
             ("battery charge used", f"{self.charge_used * 1000:.1f} mAh"),
             ("rejected input values", f"{self.rejected_inputs}"),
@@ -143,8 +148,12 @@ def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
     ax.legend(loc="upper right")
     t = d["time"]
     ax1 = fig.add_subplot(grid[0, 1])
-    ax1.plot(t, d["v_left"], label="left wheels")
-    ax1.plot(t, d["v_right"], label="right wheels")
+    if any(not math.isnan(v) for v in d["v_left"]):
+        ax1.plot(t, d["v_left"], label="left wheels")
+        ax1.plot(t, d["v_right"], label="right wheels")
+    else:
+        ax1.plot(t, d["vx"], label="vx (field)")
+        ax1.plot(t, d["vy"], label="vy (field)")
     ax1.set_ylabel("speed (m/s)")
     ax1.legend()
     ax2 = fig.add_subplot(grid[1, 1], sharex=ax1)

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
+from simserver.arena import Arena
 from simserver.config.model import Config
 from simserver.io import topics
 from simserver.io.halsim_ws import HalsimWsLink
 from simserver.io.nt import Endpoint, NtAdapter
-from simserver.io.scripted import Script
+from simserver.io.scripted import Script, load_script
 from simserver.io.stepwire import VERSION, Link, LinkError
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
@@ -75,6 +76,14 @@ class Session:
         self.cfg = cfg
         self.options = options
         self.world = World(cfg)
+        self.others = {name: World(other) for name, other in (cfg.others or {}).items()}
+        self.arena = None if not self.others else Arena(
+            {"": self.world, **self.others}, cfg.field.restitution, cfg.field.wall_friction)
+        self.other_scripts = {
+            name: load_script(entry.inputs, list(self.others[name].cfg.motors),
+                              list(self.others[name].cfg.solenoids))
+            for name, entry in cfg.robots.items() if entry.inputs is not None}
+        self.other_nt: dict[str, NtAdapter] = {}
         self.tick = max(1, round(cfg.sim.tick / cfg.sim.substep)) * cfg.sim.substep
         self.trace = Trace() if options.record else None
         self.nt: NtAdapter | None = None
@@ -94,7 +103,50 @@ class Session:
         """Ask the loop to end after the current tick (safe from a signal handler)."""
         self.stop_requested = True
 
+    def _step(self) -> Snapshot:
+        """Advance every robot one tick; the main robot's snapshot."""
+        if self.arena is not None:
+            self.arena.step(self.tick)
+        else:
+            self.world.step(self.tick)
+        return self.world.snapshot()
+
+    def _reset(self) -> None:
+        """Every robot back to its start."""
+        if self.arena is not None:
+            self.arena.reset()
+        else:
+            self.world.reset()
+
+    def _apply_others(self) -> None:
+        """Inputs of the other robots: their scripts (read at the main script's time) or their
+        NetworkTables topics."""
+        t = self._script_time()
+        for name, script in self.other_scripts.items():
+            motors, solenoids = script.at(t)
+            other = self.others[name]
+            for motor, duty in motors.items():
+                other.set_motor(motor, duty)
+            for sol, on in solenoids.items():
+                other.set_solenoid(sol, on)
+        for name, adapter in self.other_nt.items():
+            state = adapter.poll()
+            other = self.others[name]
+            for motor, duty in state.motors.items():
+                other.set_motor(motor, duty)
+            for sol, on in state.solenoids.items():
+                other.set_solenoid(sol, on)
+
+    def _publish(self, snap: Snapshot) -> None:
+        """Every robot's outputs on NT, one flush."""
+        if self.nt is None:
+            return
+        for name, adapter in self.other_nt.items():
+            adapter.publish(self.others[name].snapshot(), flush=False)
+        self.nt.publish(snap)
+
     def _apply_script(self) -> None:
+        self._apply_others()
         script = self.options.script
         if script is None:
             return
@@ -127,7 +179,7 @@ class Session:
         if state.robot_arrived:
             if self.cfg.sim.reset_on_connect:
                 log.info("robot program connected: world reset")
-                world.reset()
+                self._reset()
                 self.enabled_at = None
             else:
                 log.info("robot program connected")
@@ -189,6 +241,10 @@ class Session:
             return
         self.nt = NtAdapter(self.cfg, opts.endpoint)
         log.info("%s", opts.endpoint.describe())
+        for name, other in self.others.items():
+            if name not in self.other_scripts:
+                self.other_nt[name] = NtAdapter(other.cfg, opts.endpoint,
+                                                robot=(name, self.nt))
         if opts.check is not None:
             path = opts.check.trajectory_poses()
             if path:
@@ -218,8 +274,7 @@ class Session:
         wall0 = time.monotonic()
         deadline = wall0
         try:
-            if self.nt is not None:
-                self.nt.publish(world.snapshot())
+            self._publish(world.snapshot())
             if opts.lockstep:
                 self._run_lockstep(progress)
             while not opts.lockstep and not self.stop_requested and not self._done():
@@ -227,14 +282,13 @@ class Session:
                 if self.enabled_at is None and opts.enable is not None and (
                         time.monotonic() - wall0 > opts.wait):
                     raise RunError(self._not_enabled())
-                world.step(tick)
-                snap = world.snapshot()
+                snap = self._step()
                 commands = self._after_step(snap, progress)
                 if self.ws is not None:
                     self.ws.send({**topics.sensor_values(snap), **commands})
                 if self.nt is not None:
                     self.nt.command(commands)
-                    self.nt.publish(snap)
+                self._publish(snap)
                 if not opts.fast:
                     deadline += tick
                     delay = deadline - time.monotonic()
@@ -323,7 +377,7 @@ class Session:
         otherwise paced to real time."""
         world, cfg = self.world, self.cfg
         link = self._connect_lockstep()
-        world.reset()
+        self._reset()
         motors, solenoids = list(cfg.motors), list(cfg.solenoids)
         why = "stopped"
         deadline = time.monotonic()
@@ -350,13 +404,12 @@ class Session:
                 if self.enabled_at is None and self.options.enable is not None and (
                         world.time > self.options.wait):
                     raise RunError(self._not_enabled())
-                world.step(self.tick)
-                snap = world.snapshot()
+                snap = self._step()
                 commands = self._after_step(snap, progress)
                 link.send({"values": {**topics.sensor_values(snap), **commands}})
                 if self.nt is not None:
                     self.nt.command(commands)
-                    self.nt.publish(snap)
+                self._publish(snap)
                 if not self.options.fast:  # paced to real time, for watching
                     deadline += self.tick
                     delay = deadline - time.monotonic()

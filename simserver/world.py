@@ -1,8 +1,9 @@
 """The world: one robot on one field, stepped in fixed substeps in a fixed order.
 
 Order within a substep: motor controllers → drivetrain (with the battery as a Thevenin source)
-→ walls → drivetrain encoders → pneumatics (solenoids, cylinders, compressor) → mechanisms →
-battery bookkeeping (brownout, breaker).
+→ walls and field elements → drivetrain encoders → pneumatics (solenoids, cylinders,
+compressor) → mechanisms → battery bookkeeping (brownout, breaker). :class:`simserver.arena.Arena`
+steps several worlds substep by substep and resolves robot-robot contacts between them.
 Inputs (duty cycles, solenoid states) are set before :meth:`World.step` and held for it.
 
     world = World.from_config(load_default())
@@ -21,13 +22,17 @@ from typing import Any
 import numpy as np
 
 from simserver.config.loader import motor_mechanisms
-from simserver.config.model import Config, EncoderConfig, SwitchConfig
+from simserver.config.model import Config, EncoderConfig, FieldConfig, SwitchConfig
+from simserver.fieldelements import season_obstacles
 from simserver.fieldinfo import field_size
+from simserver.holonomic import Holonomic
 from simserver.models.api import Drawing, Model
 from simserver.models.battery import Battery, Source
+from simserver.models.collision import Obstacles, outline
 from simserver.models.controller import MotorController
 from simserver.models.differential import DifferentialDrive, Electrical
 from simserver.models.motor import motor_by_name
+from simserver.models.obstacles import Obstacle, convex_ccw
 from simserver.models.pneumatics import PneumaticSystem
 from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
@@ -51,7 +56,11 @@ class Snapshot:
     """Everything published after a tick. Units: s, m, rad, m/s, rad/s, V, A.
 
     wall_hits counts separate wall contacts since reset (a contact lasting several substeps
-    is one hit); touching_wall is whether the robot touched a wall in the last substep."""
+    is one hit); touching_wall is whether the robot touched a wall in the last substep;
+    obstacle_hits and robot_hits count contacts with field elements and other robots the
+    same way. wheel_speeds: rim speed of each wheel (tank: left, right). chassis_speeds:
+    robot-frame (vx, vy, omega). modules: swerve module states (speed m/s, angle rad) as the
+    wheels measure them, in config order."""
 
     time: float
     x: float
@@ -60,7 +69,7 @@ class Snapshot:
     vx: float
     vy: float
     omega: float
-    wheel_speeds: tuple[float, float]
+    wheel_speeds: tuple[float, ...]
     encoders: dict[str, tuple[float, float]]
     gyro_yaw: float
     gyro_rate: float
@@ -78,9 +87,20 @@ class Snapshot:
     pneumatics: Pneumatics | None = None
     wall_hits: int = 0
     touching_wall: bool = False
+    obstacle_hits: int = 0
+    robot_hits: int = 0
+    chassis_speeds: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    modules: tuple[tuple[float, float], ...] = ()
 
 
 log = logging.getLogger("simserver.world")
+
+
+def field_obstacles(field_cfg: FieldConfig) -> tuple[Obstacle, ...]:
+    """The obstacles of a field config: the season's elements when enabled, then the user's."""
+    own = tuple(Obstacle(name, convex_ccw(o.points) or o.points, o.height)
+                for name, o in field_cfg.obstacles.items())
+    return (season_obstacles(field_cfg.season) if field_cfg.elements else ()) + own
 
 
 class ModelBuildError(Exception):
@@ -102,10 +122,17 @@ class World:
         if dt_type is None:
             raise ValueError(f"no drivetrain model type {cfg.drivetrain_type!r} is installed")
         drive = dt_type.create("drivetrain", cfg.drivetrain, cfg)
-        if not isinstance(drive, DifferentialDrive):
+        self.drive: DifferentialDrive | None = None
+        self.holo: Holonomic | None = None
+        if isinstance(drive, DifferentialDrive):
+            self.drive = drive
+            self.params = drive.params
+            self.mass, self.inertia = drive.params.mass, drive.params.moment_of_inertia
+        elif isinstance(drive, Holonomic):
+            self.holo = drive
+            self.mass, self.inertia = drive.mass, drive.moment_of_inertia
+        else:
             raise TypeError(f"drivetrain type {cfg.drivetrain_type!r} did not build a drivetrain")
-        self.drive = drive
-        self.params = drive.params
         bc = cfg.battery
         self.battery = Battery(bc.nominal_voltage, bc.resistance, bc.background_current,
                                capacity=bc.capacity, soc_curve=bc.discharge_voltage,
@@ -114,9 +141,12 @@ class World:
         length, width = field_size(cfg.field.season)
         self.walls = FieldWalls(cfg.field.length or length, cfg.field.width or width,
                                 cfg.field.restitution, cfg.field.wall_friction)
+        self.obstacles = Obstacles(field_obstacles(cfg.field), cfg.field.restitution,
+                                   cfg.field.wall_friction)
         robot = cfg.robot
         self._half_l, self._half_w = robot.length / 2.0, robot.width / 2.0
         self._reach = math.hypot(self._half_l, self._half_w)
+        self.polygon = outline(robot.length, robot.width)
         self._rng = np.random.default_rng(cfg.sim.seed)
         self.controllers = {
             name: MotorController(motor_by_name(m.type), m.count, ramp=m.ramp, noise=m.noise,
@@ -128,9 +158,13 @@ class World:
         driven = motor_mechanisms(cfg)
         self._enc_mech = {n: driven[e.motor] for n, e in cfg.encoders.items()
                           if e.motor in driven}
+        holo = self.holo
+        self._enc_holo = {n for n, e in cfg.encoders.items()
+                          if holo is not None and holo.has_joint(e.motor)}
         self.encoders = {n: self._encoder(e) for n, e in cfg.encoders.items()
-                         if n not in self._enc_mech}
-        self._enc_side = {n: e.motor == cfg.drivetrain.left for n, e in cfg.encoders.items()}
+                         if n not in self._enc_mech and n not in self._enc_holo}
+        self._enc_side = {n: e.motor == getattr(cfg.drivetrain, "left", None)
+                          for n, e in cfg.encoders.items()}
         self.mechanisms: dict[str, Model] = {}
         for name, section in cfg.mechanisms.items():
             self.mechanisms[name] = self._build_mechanism(name, section.type, section.config)
@@ -168,7 +202,11 @@ class World:
     def reset(self) -> None:
         """Back to the start pose at rest, sensors zeroed, battery fresh, time 0."""
         start = self.cfg.robot.start
-        self.drive.reset(start.x, start.y, start.heading)
+        if self.drive is not None:
+            self.drive.reset(start.x, start.y, start.heading)
+        else:
+            assert self.holo is not None
+            self.holo.reset(start.x, start.y, start.heading)
         self.battery.reset()
         self.gyro.reset(start.heading)
         for enc in self.encoders.values():
@@ -181,10 +219,15 @@ class World:
         self.distance = 0.0
         self.wall_hits = 0
         self.touching_wall = False
+        self.obstacle_hits = 0
+        self.touching_obstacle = False
+        self.robot_hits = 0
+        self.touching_robot = False
         self.failed: dict[str, str] = {}
         for mech in self.mechanisms.values():
             mech.reset()
-        self._joint_zero = {n: self._joint(m)[0] for n, m in self._enc_mech.items()}
+        self._joint_zero = {n: 0.0 for n in (*self._enc_mech, *self._enc_holo)}
+        self._joint_zero = {n: self._encoder_joint(n)[0] for n in self._joint_zero}
         self.compressor_current = 0.0
         self.mechanism_supply = 0.0
         self._lagged_supply = 0.0
@@ -203,16 +246,55 @@ class World:
     @property
     def pose(self) -> tuple[float, float, float]:
         """(x m, y m, heading rad) of the robot centre."""
+        if self.drive is None:
+            assert self.holo is not None
+            return self.holo.pose
         st = self.drive.state
         return st.x, st.y, st.heading
 
     @property
+    def chassis_speeds(self) -> tuple[float, float, float]:
+        """(vx m/s, vy m/s, omega rad/s) in the robot frame."""
+        if self.drive is None:
+            assert self.holo is not None
+            return self.holo.body_velocity
+        return self.drive.v_forward, self.drive.state.v_lat, self.drive.omega
+
+    @property
     def velocity(self) -> tuple[float, float, float]:
         """(vx m/s, vy m/s, omega rad/s) in the field frame."""
+        heading = self.pose[2]
+        vx_b, vy_b, omega = self.chassis_speeds
+        c, s = math.cos(heading), math.sin(heading)
+        return vx_b * c - vy_b * s, vx_b * s + vy_b * c, omega
+
+    def body(self) -> Body:
+        """The chassis as a rigid body in the field frame (for collisions)."""
+        x, y, heading = self.pose
+        vx, vy, omega = self.velocity
+        return Body(x, y, heading, vx, vy, omega)
+
+    def set_body(self, body: Body) -> None:
+        """Take the position and velocity of ``body`` (after an impact pushed it)."""
+        c, s = math.cos(body.heading), math.sin(body.heading)
+        vx_b, vy_b = body.vx * c + body.vy * s, -body.vx * s + body.vy * c
+        if self.drive is None:
+            assert self.holo is not None
+            self.holo.place(body.x, body.y)
+            self.holo.set_body_velocity(vx_b, vy_b, body.omega)
+            return
         st = self.drive.state
-        c, s = math.cos(st.heading), math.sin(st.heading)
-        vx_b = self.drive.v_forward
-        return vx_b * c - st.v_lat * s, vx_b * s + st.v_lat * c, self.drive.omega
+        # Wheels roll without slipping: the push-back along the heading undoes wheel travel.
+        along = (body.x - st.x) * c + (body.y - st.y) * s
+        st.s_left += along
+        st.s_right += along
+        st.x, st.y = body.x, body.y
+        self.drive.set_body_velocity(vx_b, vy_b, body.omega)
+
+    @property
+    def reach(self) -> float:
+        """Distance from the robot centre to its farthest outline corner, m."""
+        return self._reach
 
     @property
     def outline(self) -> tuple[float, float]:
@@ -297,66 +379,109 @@ class World:
     def step(self, dt: float) -> None:
         """Advance ``dt`` seconds in whole substeps (at least one)."""
         n = max(1, round(dt / self.substep))
+        self.begin_tick()
+        for _ in range(n):
+            self.advance()
+        self.end_tick(n)
+
+    def begin_tick(self) -> None:
+        """Take this tick's inputs (held for all its substeps)."""
+        if self.drive is None:
+            assert self.holo is not None
+            self.holo.begin_tick(self)
+            return
         cfg = self.cfg.drivetrain
-        dl, dr = self.motor(cfg.left), self.motor(cfg.right)
-        drive, st, battery, h = self.drive, self.drive.state, self.battery, self.substep
+        drive = self.drive
         gearing = self._gearing()
         if gearing != drive.gearing:
             drive.gearing = gearing
             for name, enc in self.encoders.items():
                 enc.units_per_metre = self._encoder_scale(self.cfg.encoders[name], gearing)
         ctrl_l, ctrl_r = self.controllers[cfg.left], self.controllers[cfg.right]
-        to_motor = gearing / self.params.wheel_radius  # motor rad/s per wheel m/s
-        passthrough = ctrl_l.passthrough and ctrl_r.passthrough
-        dl, dr = max(-1.0, min(1.0, dl)), max(-1.0, min(1.0, dr))
-        plain = (dl == 0.0 and ctrl_l.neutral == "coast", dr == 0.0 and ctrl_r.neutral == "coast")
-        for _ in range(n):
-            s_l, s_r = st.s_left, st.s_right
-            if passthrough and not battery.brownout:
-                eff_l, eff_r = dl, dr
-                drive.coast = plain
-            else:
-                enabled = not battery.brownout
-                out_l = ctrl_l.apply(dl, self.bus_voltage, st.v_left * to_motor, h, enabled)
-                out_r = ctrl_r.apply(dr, self.bus_voltage, st.v_right * to_motor, h, enabled)
-                eff_l, eff_r = out_l.duty, out_r.duty
-                drive.coast = (out_l.coasting, out_r.coasting)
-            elec = drive.step(h, eff_l, eff_r, self._source())
-            self.bus_voltage = elec.bus_voltage
-            self._collide()
-            for name, enc in self.encoders.items():
-                if self._enc_side[name]:
-                    enc.advance(st.s_left - s_l, st.v_left)
-                else:
-                    enc.advance(st.s_right - s_r, st.v_right)
-            self.distance += abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
-            self.time += h
-            if self.pneumatics is not None:
-                for cname, cyl in self.cfg.cylinders.items():
-                    self.pneumatics.set_solenoid(cname, self.solenoids[cyl.solenoid])
-                self.compressor_current = self.pneumatics.step(h, self.bus_voltage)
-            self.mechanism_supply = 0.0
-            lagged = 0.0
-            for name, mech in self.mechanisms.items():
-                if name not in self.failed:
-                    before = self.mechanism_supply
-                    self._step_mechanism(name, mech, h)
-                    if getattr(mech, "load", None) is None:
-                        lagged += self.mechanism_supply - before
-            self._lagged_supply = lagged
-            battery.update(elec.supply_current + self.mechanism_supply + self.compressor_current,
-                           h)
+        dl = max(-1.0, min(1.0, self.motor(cfg.left)))
+        dr = max(-1.0, min(1.0, self.motor(cfg.right)))
+        self._tick = (dl, dr, ctrl_l, ctrl_r, gearing / self.params.wheel_radius,
+                      ctrl_l.passthrough and ctrl_r.passthrough,
+                      (dl == 0.0 and ctrl_l.neutral == "coast",
+                       dr == 0.0 and ctrl_r.neutral == "coast"))
+
+    def advance(self) -> None:
+        """One substep of every model (inputs as :meth:`begin_tick` took them)."""
+        battery, h = self.battery, self.substep
+        if self.drive is not None:
+            elec = self._advance_differential(h)
+            supply = elec.supply_current
             peak = max(abs(elec.current_left), abs(elec.current_right))
-            if peak > self.peak_current:
-                self.peak_current = peak
-            if battery.voltage < self.min_voltage:
-                self.min_voltage = battery.voltage
-            if battery.breaker_tripped:
-                self.bus_voltage = 0.0
+        else:
+            assert self.holo is not None
+            x0, y0, _ = self.holo.pose
+            bus, supply = self.holo.substep(self, h, self._source(), not battery.brownout)
+            elec = Electrical(bus, 0.0, 0.0, supply)
+            self.bus_voltage = bus
+            self._collide()
+            x1, y1, _ = self.holo.pose
+            self.distance += math.hypot(x1 - x0, y1 - y0)
+            peak = float(np.max(np.abs(self.holo.currents[: len(self.holo.drive)])))
         self.elec = elec
-        self.motor_currents[cfg.left] = elec.current_left
-        self.motor_currents[cfg.right] = elec.current_right
-        self.gyro.read(st.heading, drive.omega, n * h)
+        self.time += h
+        if self.pneumatics is not None:
+            for cname, cyl in self.cfg.cylinders.items():
+                self.pneumatics.set_solenoid(cname, self.solenoids[cyl.solenoid])
+            self.compressor_current = self.pneumatics.step(h, self.bus_voltage)
+        self.mechanism_supply = 0.0
+        lagged = 0.0
+        for name, mech in self.mechanisms.items():
+            if name not in self.failed:
+                before = self.mechanism_supply
+                self._step_mechanism(name, mech, h)
+                if getattr(mech, "load", None) is None:
+                    lagged += self.mechanism_supply - before
+        self._lagged_supply = lagged
+        battery.update(supply + self.mechanism_supply + self.compressor_current, h)
+        if peak > self.peak_current:
+            self.peak_current = peak
+        if battery.voltage < self.min_voltage:
+            self.min_voltage = battery.voltage
+        if battery.breaker_tripped:
+            self.bus_voltage = 0.0
+
+    def _advance_differential(self, h: float) -> Electrical:
+        drive = self.drive
+        assert drive is not None
+        st, battery = drive.state, self.battery
+        dl, dr, ctrl_l, ctrl_r, to_motor, passthrough, plain = self._tick
+        s_l, s_r = st.s_left, st.s_right
+        if passthrough and not battery.brownout:
+            eff_l, eff_r = dl, dr
+            drive.coast = plain
+        else:
+            enabled = not battery.brownout
+            out_l = ctrl_l.apply(dl, self.bus_voltage, st.v_left * to_motor, h, enabled)
+            out_r = ctrl_r.apply(dr, self.bus_voltage, st.v_right * to_motor, h, enabled)
+            eff_l, eff_r = out_l.duty, out_r.duty
+            drive.coast = (out_l.coasting, out_r.coasting)
+        elec = drive.step(h, eff_l, eff_r, self._source())
+        self.bus_voltage = elec.bus_voltage
+        self._collide()
+        for name, enc in self.encoders.items():
+            if self._enc_side[name]:
+                enc.advance(st.s_left - s_l, st.v_left)
+            else:
+                enc.advance(st.s_right - s_r, st.v_right)
+        self.distance += abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
+        return elec
+
+    def end_tick(self, n: int) -> None:
+        """Close a tick of ``n`` substeps: drivetrain currents, gyro reading."""
+        if self.drive is not None:
+            cfg = self.cfg.drivetrain
+            self.motor_currents[cfg.left] = self.elec.current_left
+            self.motor_currents[cfg.right] = self.elec.current_right
+        else:
+            assert self.holo is not None
+            self.holo.end_tick(self)
+        _, _, heading = self.pose
+        self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)
 
     def _build_mechanism(self, name: str, type_name: str, config: Any) -> Model:
         path = f"mechanisms.{name}"
@@ -397,28 +522,33 @@ class World:
                       "next reset", name, self.cfg.mechanisms[name].type, exc_info=True)
 
     def _collide(self) -> None:
-        st = self.drive.state
+        """Walls, then field elements: push the chassis out and apply the impact impulses."""
+        x, y, _ = self.pose
         walls, reach = self.walls, self._reach
-        if reach < st.x < walls.length - reach and reach < st.y < walls.width - reach:
-            self.touching_wall = False
+        near_wall = not (reach < x < walls.length - reach and reach < y < walls.width - reach)
+        near_obstacle = self.obstacles.near(x, y, reach)
+        if not (near_wall or near_obstacle):
+            self.touching_wall = self.touching_obstacle = False
             return
-        vx_b = self.drive.v_forward
-        c, s = math.cos(st.heading), math.sin(st.heading)
-        body = Body(st.x, st.y, st.heading, vx_b * c - st.v_lat * s, vx_b * s + st.v_lat * c,
-                    self.drive.omega)
-        touched = walls.resolve(body, self._half_l, self._half_w, self.params.mass,
-                                self.params.moment_of_inertia)
-        if touched and not self.touching_wall:
+        body = self.body()
+        hit_wall = near_wall and walls.resolve(body, self._half_l, self._half_w, self.mass,
+                                               self.inertia)
+        hit_obstacle = near_obstacle and self.obstacles.resolve(body, self.polygon, self.mass,
+                                                                self.inertia)
+        if hit_wall and not self.touching_wall:
             self.wall_hits += 1
-        self.touching_wall = touched
-        if touched:
-            # Wheels roll without slipping: the push-back along the heading undoes wheel travel.
-            along = (body.x - st.x) * c + (body.y - st.y) * s
-            st.s_left += along
-            st.s_right += along
-            st.x, st.y = body.x, body.y
-            self.drive.set_body_velocity(body.vx * c + body.vy * s, -body.vx * s + body.vy * c,
-                                         body.omega)
+        if hit_obstacle and not self.touching_obstacle:
+            self.obstacle_hits += 1
+        self.touching_wall, self.touching_obstacle = hit_wall, hit_obstacle
+        if hit_wall or hit_obstacle:
+            self.set_body(body)
+
+    def robot_contact(self, touched: bool) -> None:
+        """Count a contact with another robot (the arena resolves it)."""
+        if touched and not self.touching_robot:
+            self.robot_hits += 1
+        self.touching_robot = touched
+
 
     def switch_pressed(self, name: str, sw: SwitchConfig) -> bool:
         """Whether limit switch ``name`` is pressed (its mechanism at or past its position)."""
@@ -432,12 +562,21 @@ class World:
         joint = getattr(self.mechanisms[mechanism], "joint", None)
         return (0.0, 0.0) if joint is None else joint()
 
-    def _mechanism_encoder(self, name: str) -> tuple[float, float]:
-        """(position, velocity) of encoder ``name`` on a mechanism, in its configured unit."""
-        e = self.cfg.encoders[name]
+    def _encoder_joint(self, name: str) -> tuple[float, float, float, float]:
+        """(position, velocity, radius, gearing) of the joint encoder ``name`` measures: a
+        mechanism's output, a holonomic drivetrain's wheel (m) or module azimuth (rad)."""
+        if name in self._enc_holo:
+            assert self.holo is not None
+            return self.holo.joint(self.cfg.encoders[name].motor)
         mech = self._enc_mech[name]
         radius, gearing = getattr(self.mechanisms[mech], "geometry", (0.0, 1.0))
         position, velocity = self._joint(mech)
+        return position, velocity, radius, gearing
+
+    def _joint_encoder(self, name: str) -> tuple[float, float]:
+        """(position, velocity) of encoder ``name`` on a joint, in its configured unit."""
+        e = self.cfg.encoders[name]
+        position, velocity, radius, gearing = self._encoder_joint(name)
         kind = unit_kind(e.unit)
         sign = -1.0 if e.inverted else 1.0
         to_shaft = 1.0 if radius == 0.0 or kind == "length" else 1.0 / radius  # m -> drum rad
@@ -455,6 +594,7 @@ class World:
             reading = float(math.floor(reading))
         return reading, sign * velocity * to_shaft / per_unit
 
+
     def joint_position(self, mechanism: str) -> float | None:
         """Position of a mechanism's joint (m or rad), or None if it has no joint."""
         joint = getattr(self.mechanisms.get(mechanism), "joint", None)
@@ -462,15 +602,20 @@ class World:
 
     def snapshot(self) -> Snapshot:
         """The state to publish, after the last step."""
-        st, drive = self.drive.state, self.drive
-        c, s = math.cos(st.heading), math.sin(st.heading)
-        vx_b = drive.v_forward
+        x, y, heading = self.pose
+        vx, vy, omega = self.velocity
+        if self.drive is not None:
+            wheels: tuple[float, ...] = (self.drive.state.v_left, self.drive.state.v_right)
+            modules: tuple[tuple[float, float], ...] = ()
+        else:
+            assert self.holo is not None
+            wheels = self.holo.wheel_speeds()
+            modules = tuple(self.holo.module_states())
         return Snapshot(
-            time=self.time, x=st.x, y=st.y, heading=st.heading,
-            vx=vx_b * c - st.v_lat * s, vy=vx_b * s + st.v_lat * c, omega=drive.omega,
-            wheel_speeds=(st.v_left, st.v_right),
+            time=self.time, x=x, y=y, heading=heading, vx=vx, vy=vy, omega=omega,
+            wheel_speeds=wheels,
             encoders={**{n: (e.position, e.velocity) for n, e in self.encoders.items()},
-                      **{n: self._mechanism_encoder(n) for n in self._enc_mech}},
+                      **{n: self._joint_encoder(n) for n in (*self._enc_mech, *self._enc_holo)}},
             gyro_yaw=self.gyro.yaw, gyro_rate=self.gyro.rate,
             battery_voltage=self.battery.voltage, battery_current=self.battery.current,
             charge_used=self.battery.charge_used,
@@ -486,4 +631,6 @@ class World:
                 self.compressor_current,
                 {n: self.pneumatics.extension(n) for n in self.cfg.cylinders}),
             wall_hits=self.wall_hits, touching_wall=self.touching_wall,
+            obstacle_hits=self.obstacle_hits, robot_hits=self.robot_hits,
+            chassis_speeds=self.chassis_speeds, modules=modules,
         )

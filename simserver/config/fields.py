@@ -89,6 +89,12 @@ def position_quantity(default: str | None, doc: str) -> Any:
     return _field(Spec("position", doc, default=default, required=default is None))
 
 
+def points(doc: str) -> Any:
+    """A polygon: a list of [x, y] points, each coordinate a length string; stored as a tuple of
+    (x m, y m)."""
+    return _field(Spec("points", doc, required=True))
+
+
 def optional_quantity(dimension: str, doc: str, *, positive: bool = False) -> Any:
     """A physical value that may be left out (then None)."""
     spec = Spec(

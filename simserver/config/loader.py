@@ -20,9 +20,11 @@ from typing import Any
 
 from simserver import units
 from simserver.config import hal
+from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.fields import Spec, spec_of
 from simserver.config.model import Config, MechanismSection
 from simserver.models.motor import MotorCatalogError, motor_by_name
+from simserver.models.obstacles import convex_ccw
 from simserver.registry import registry
 
 DEFAULT_CONFIG_NAME = "kitbot.toml"
@@ -80,11 +82,12 @@ def _parse(text: str, source: str) -> dict[str, Any]:
 
 def load(path: str | Path) -> Config:
     """Load and validate a config file. Raises ConfigError naming the file on any problem."""
-    return loads(_read(path), source=str(path))
+    return loads(_read(path), source=str(path), base=Path(path).parent)
 
 
-def loads(text: str, source: str = "<string>") -> Config:
-    """Validate TOML text. ``source`` names the file in error messages."""
+def loads(text: str, source: str = "<string>", base: str | Path = ".") -> Config:
+    """Validate TOML text. ``source`` names the file in error messages; the files of
+    ``[robots]`` are found relative to ``base``."""
     raw = _parse(text, source)
     issues: list[ConfigIssue] = []
     cfg = _build(Config, raw, "", issues)
@@ -92,7 +95,35 @@ def loads(text: str, source: str = "<string>") -> Config:
         _cross_check(cfg, issues)
     if issues:
         raise ConfigError(source, issues)
+    if cfg.robots:
+        base = Path(base)
+        robots = {name: dataclasses.replace(
+            entry, config=str(base / entry.config),
+            inputs=None if entry.inputs is None else str(base / entry.inputs))
+            for name, entry in cfg.robots.items()}
+        cfg = dataclasses.replace(cfg, robots=robots)
+        cfg = dataclasses.replace(cfg, others=_load_others(cfg, source))
     return cfg
+
+
+def _load_others(cfg: Config, source: str) -> dict[str, Config]:
+    """The configs of the other robots (paths already resolved), each on this config's field
+    and clock."""
+    out: dict[str, Config] = {}
+    for name, entry in cfg.robots.items():
+        path = Path(entry.config)
+        if not path.is_file():
+            raise ConfigError(source, [ConfigIssue(f"robots.{name}.config",
+                                                   f"no such file: {path}")])
+        other = load(path)
+        if other.robots:
+            raise ConfigError(str(path), [ConfigIssue(
+                "robots", f"a robot listed in {source} [robots] cannot list robots itself")])
+        if entry.inputs is not None and not Path(entry.inputs).is_file():
+            raise ConfigError(source, [ConfigIssue(f"robots.{name}.inputs",
+                                                   f"no such file: {entry.inputs}")])
+        out[name] = dataclasses.replace(other, field=cfg.field, sim=cfg.sim)
+    return out
 
 
 def load_section(cls: type, table: dict[str, Any], source: str = "<section>") -> Any:
@@ -278,6 +309,8 @@ def _expected(spec: Spec) -> str:
         return "a motor type name (see `simserver motors`)"
     if spec.kind == "position":
         return "a length (such as \"0.5 m\") or an angle (such as \"90 deg\")"
+    if spec.kind == "points":
+        return "a list of at least 3 [x, y] points, each coordinate a length such as \"1.5 m\""
     if spec.kind == "hal":
         role = spec.choices[0]
         many = " or a list of them" if role == "motor" else ""
@@ -322,6 +355,18 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
             return None
         _check_range(spec, si, f"{value!r} = {si:g} {unit}", path, issues, unit)
         return si
+    if spec.kind == "points":
+        if not isinstance(value, list) or len(value) < 3 or not all(
+                isinstance(p, list) and len(p) == 2 and all(isinstance(c, str) for c in p)
+                for p in value):
+            wrong()
+            return None
+        try:
+            return tuple((units.to_si(px, "length"), units.to_si(py, "length"))
+                         for px, py in value)
+        except units.UnitError as exc:
+            issues.append(ConfigIssue(path, f"{exc} (expected {_expected(spec)})"))
+            return None
     if spec.kind == "position":
         if not isinstance(value, str):
             wrong()
@@ -425,6 +470,25 @@ def motor_mechanisms(cfg: Config) -> dict[str, str]:
     return out
 
 
+def drivetrain_motors(cfg: Config) -> dict[str, str]:
+    """Motor name -> the drivetrain key that names it, for any built-in drivetrain type."""
+    dt = cfg.drivetrain
+    if isinstance(dt, SwerveConfig):
+        return {getattr(m, k): f"drivetrain.modules.{n}.{k}" for n, m in dt.modules.items()
+                for k in ("drive", "steer")}
+    if isinstance(dt, MecanumConfig):
+        return {getattr(dt, k): f"drivetrain.{k}" for k in
+                ("front_left", "front_right", "rear_left", "rear_right")}
+    return {name: f"drivetrain.{s}" for s in ("left", "right")
+            if isinstance(name := getattr(dt, s, None), str)}
+
+
+def steer_motors(cfg: Config) -> set[str]:
+    """Names of the motors that steer swerve modules."""
+    dt = cfg.drivetrain
+    return {m.steer for m in dt.modules.values()} if isinstance(dt, SwerveConfig) else set()
+
+
 def missing_name(kind: str, name: str, known: list[str]) -> str:
     """Message for a reference to a motor or solenoid that the config does not define."""
     hint = difflib.get_close_matches(name, known, n=1)
@@ -484,10 +548,10 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
     if dt_type is not None and dt_type.check is not None:
         for key, msg in dt_type.check(cfg.drivetrain, cfg):
             issues.append(ConfigIssue(_join("drivetrain", key), msg))
-    for side in ("left", "right"):
-        name = getattr(cfg.drivetrain, side, None)
-        if isinstance(name, str) and name in cfg.motors:
-            use_motor(f"drivetrain.{side}", name)
+    drive_users = drivetrain_motors(cfg)
+    for name, key in drive_users.items():
+        if name in cfg.motors:
+            use_motor(key, name)
     for mname, section in cfg.mechanisms.items():
         mt = reg.get("mechanism", section.type)
         if mt is None or section.config is None:
@@ -506,8 +570,10 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
         if mt.check is not None:
             for key, msg in mt.check(section.config, cfg):
                 issues.append(ConfigIssue(_join(prefix, key), msg))
-    drive_motors = [getattr(cfg.drivetrain, s, None) for s in ("left", "right")]
+    drive_motors = list(drive_users)
     drive_ok = all(m in cfg.motors for m in drive_motors)
+    steering = steer_motors(cfg)
+    tank = not isinstance(cfg.drivetrain, (SwerveConfig, MecanumConfig))
     driven = motor_mechanisms(cfg)
     for name, enc in cfg.encoders.items():
         path = f"encoders.{name}"
@@ -516,11 +582,18 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
                                       missing_name("motor", enc.motor, list(cfg.motors))))
             continue
         kind = units.unit_kind(enc.unit)
+        if enc.motor in steering:
+            if kind == "length":
+                issues.append(ConfigIssue(f"{path}.unit", f"{enc.motor!r} steers a swerve "
+                                          "module: use an angle unit (rotations, deg, rad) or "
+                                          "ticks"))
+            continue
         if enc.motor in drive_motors:
             if enc.absolute:
+                what = "drivetrain sides" if tank else "drive wheels"
                 issues.append(ConfigIssue(f"{path}.absolute",
                                           "absolute encoders measure rotating mechanisms "
-                                          "(arms, flywheels), not drivetrain sides"))
+                                          f"(arms, flywheels, swerve azimuths), not {what}"))
             continue
         mech = driven.get(enc.motor)
         if mech is None:
@@ -566,6 +639,11 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
                                       f"mechanism {sw.mechanism!r} has {units.article(joint)} "
                                       f"position: give {units.article(joint)} such as "
                                       f"{units.example(joint)}"))
+    for name, obs in cfg.field.obstacles.items():
+        if obs.points is not None and convex_ccw(obs.points) is None:
+            issues.append(ConfigIssue(f"field.obstacles.{name}.points",
+                                      "the points must outline a convex polygon, in order around "
+                                      "it (split a concave element into convex pieces)"))
     _check_wiring(cfg, issues)
     for name in cfg.motors:
         if name in cfg.solenoids:

@@ -22,6 +22,7 @@ from simserver.config.fields import (
     number,
     optional_quantity,
     optional_section,
+    points,
     position_quantity,
     quantity,
     section,
@@ -83,8 +84,21 @@ class BridgeConfig:
 
 
 @dataclass(frozen=True)
+class ObstacleConfig:
+    """A field element of your own (`[field.obstacles.<name>]`): a convex polygon robots bump
+    into and cameras cannot see through."""
+
+    points: tuple[tuple[float, float], ...] = points(
+        "Corners in field coordinates (x from the blue alliance wall, y from the right-hand "
+        "wall seen from blue), in order around the outline, e.g. "
+        "`[[\"4 m\", \"3 m\"], [\"5 m\", \"3 m\"], [\"5 m\", \"4 m\"]]`. Must be convex.")
+    height: float = quantity("1 m", "length", "Height of its top above the carpet (cameras see "
+                             "over lower elements).", positive=True)
+
+
+@dataclass(frozen=True)
 class FieldConfig:
-    """The playing field: its perimeter walls."""
+    """The playing field: its perimeter walls and fixed elements."""
 
     season: str = choice(
         "2026", SEASONS,
@@ -102,9 +116,15 @@ class FieldConfig:
         minimum=0.0, maximum=1.0,
     )
     wall_friction: float = number(
-        0.3, "Friction coefficient between bumpers and walls (tangential impulse limit).",
+        0.3, "Friction coefficient between bumpers and walls, field elements and other robots "
+        "(tangential impulse limit).",
         minimum=0.0, maximum=2.0,
     )
+    elements: bool = boolean(
+        False, "Place the season's large fixed field elements (hubs, reefs, stage legs, charge "
+        "stations: `simserver field` lists them) as obstacles.")
+    obstacles: dict[str, ObstacleConfig] = table(
+        "Extra obstacles by name (`[field.obstacles.<name>]`).")
 
 
 @dataclass(frozen=True)
@@ -385,6 +405,23 @@ class SolenoidConfig:
 
 
 @dataclass(frozen=True)
+class OtherRobotConfig:
+    """Another robot on the field (`[robots.<name>]`), drawn on the SimField as `<name>`. It
+    bumps into the main robot, the others, the walls and the field elements."""
+
+    config: str = text(
+        None, "Its own simserver config file (robot, drivetrain, motors, encoders...), relative "
+        "to this file. Its [field], [sim] and [bridge] are not used: it lives on this file's "
+        "field and clock.")
+    inputs: str | None = text(
+        None, "A CSV of scripted inputs (the format of `simserver run --inputs`), relative to "
+        "this file. Without it, the robot reads its inputs from NetworkTables under "
+        "`/simserver/robots/<name>/` (the same topic names as the main robot's, e.g. "
+        "`/simserver/robots/<name>/motors/left`) and publishes its sensors there.",
+        optional=True)
+
+
+@dataclass(frozen=True)
 class MechanismSection:
     """A validated ``[mechanisms.<name>]`` table: its model type and that type's config."""
 
@@ -413,3 +450,7 @@ class Config:
     mechanisms: dict[str, MechanismSection] = models(
         "mechanism", "Mechanisms by name, each with `type` naming a model type.")
     bridge: BridgeConfig = section(BridgeConfig, "The robot-side bridge and lock-step.")
+    robots: dict[str, OtherRobotConfig] = table(
+        "Other robots on the field by name (opponents, partners, obstacles that move).")
+    others: dict[str, Config] | None = derived(
+        "The loaded configs of `robots`, by name (filled in by the loader).")

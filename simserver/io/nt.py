@@ -31,6 +31,7 @@ from typing import Any
 
 import ntcore
 from wpimath.geometry import Pose2d
+from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver.config.model import Config
 from simserver.io import topics
@@ -91,16 +92,32 @@ class InputState:
 
 
 class NtAdapter:
-    """Owns one ntcore instance: input subscribers, output publishers, the Field2d."""
+    """Owns one ntcore instance: input subscribers, output publishers, the Field2d.
 
-    def __init__(self, cfg: Config, endpoint: Endpoint, identity: str = "simserver"):
+    An adapter made with ``robot=(name, main)`` serves another robot of the arena on ``main``'s
+    instance instead: its topics live under ``/simserver/robots/<name>/`` and it is drawn as
+    object ``<name>`` of the SimField; connection events stay with ``main``."""
+
+    def __init__(self, cfg: Config, endpoint: Endpoint, identity: str = "simserver",
+                 robot: tuple[str, NtAdapter] | None = None):
         self.cfg = cfg
         self.endpoint = endpoint
-        self.inst = ntcore.NetworkTableInstance.create()
         self.validator = InputValidator()
         self._lock = threading.Lock()
         self._events: list[bool] = []
         self._persist_dir: tempfile.TemporaryDirectory[str] | None = None
+        self._main = robot is None
+        self._prefix = topics.PREFIX if robot is None else topics.robot_prefix(robot[0])
+        self._object = "Robot" if robot is None else robot[0]
+        self._robot_present = False
+        self.inst: ntcore.NetworkTableInstance
+        self._field: Field2dPublisher
+        if robot is not None:
+            self.inst = robot[1].inst
+            self._make_inputs()
+            self._make_publishers(robot[1]._field)
+            return
+        self.inst = ntcore.NetworkTableInstance.create()
         if endpoint.mode == "server":
             self._persist_dir = tempfile.TemporaryDirectory(prefix="simserver-nt-")
             self.inst.startServer(os.path.join(self._persist_dir.name, "nt.json"),
@@ -109,14 +126,21 @@ class NtAdapter:
             self.inst.startClient4(identity)
             self.inst.setServer(endpoint.host, endpoint.port)
         self.inst.addConnectionListener(True, self._on_connection)
-        self._robot_present = False
-        self._motor_subs = {n: self.inst.getTopic(topics.motor(n)).genericSubscribe(INPUTS)
-                            for n in cfg.motors}
-        self._sol_subs = {n: self.inst.getTopic(topics.solenoid(n)).genericSubscribe(INPUTS)
-                          for n in cfg.solenoids}
-        self._mode_sub = self.inst.getStringTopic(topics.ROBOT_MODE).subscribe("", FAST)
+        self._make_inputs()
+        self._make_publishers(Field2dPublisher(self.inst, topics.FIELD2D_NAME, FAST))
+
+    def _topic(self, name: str) -> str:
+        """``name`` (a /simserver topic) under this adapter's robot prefix."""
+        return self._prefix + name.removeprefix(topics.PREFIX)
+
+    def _make_inputs(self) -> None:
+        inst, cfg = self.inst, self.cfg
+        self._motor_subs = {n: inst.getTopic(self._topic(topics.motor(n))).genericSubscribe(
+            INPUTS) for n in cfg.motors}
+        self._sol_subs = {n: inst.getTopic(self._topic(topics.solenoid(n))).genericSubscribe(
+            INPUTS) for n in cfg.solenoids}
+        self._mode_sub = inst.getStringTopic(self._topic(topics.ROBOT_MODE)).subscribe("", FAST)
         self._ds: dict[str, ntcore.GenericPublisher] = {}
-        self._make_publishers()
 
     # --- connection events (ntcore thread) ---------------------------------------------------
 
@@ -137,7 +161,7 @@ class NtAdapter:
         out = InputState(connected=self.connected)
         with self._lock:
             events, self._events = self._events, []
-        server = self.endpoint.mode == "server"
+        server = self.endpoint.mode == "server" or not self._main
         if not server:
             out.robot_arrived = any(events) and events[-1]
             out.robot_left = not all(events)
@@ -157,18 +181,18 @@ class NtAdapter:
 
     # --- outputs -----------------------------------------------------------------------------
 
-    def _make_publishers(self) -> None:
+    def _make_publishers(self, field: Field2dPublisher) -> None:
         inst, cfg = self.inst, self.cfg
         commands = {spec.name for spec in topics.bridge_specs()}
-        self._out = {spec.name: self._setter(spec.name, spec.type)
+        self._out = {spec.name: self._setter(self._topic(spec.name), spec.type)
                      for spec in topics.contract_for(cfg)
                      if spec.direction == "out" and spec.name not in commands
                      and spec.type in _SETTER_TYPES and spec.name != topics.HEARTBEAT
                      and spec.name.startswith(topics.PREFIX)
                      and not spec.name.startswith(f"{topics.PREFIX}/mechanisms/")}
-        self._heartbeat = inst.getIntegerTopic(topics.HEARTBEAT).publish(HEARTBEAT)
+        self._heartbeat = inst.getIntegerTopic(self._topic(topics.HEARTBEAT)).publish(HEARTBEAT)
         self._beats = 0
-        self._field = Field2dPublisher(inst, topics.FIELD2D_NAME, FAST)
+        self._field = field
         self._mech: dict[str, dict[str, Callable[[Any], None]]] = {}
         self._drawings: dict[str, Mechanism2dPublisher] = {}
         reg = registry()
@@ -182,7 +206,7 @@ class NtAdapter:
         """A function that publishes one declared output of a mechanism."""
         if out.type == "field2d":
             return lambda poses: self._field.set_poses(mechanism, list(poses))
-        return self._setter(topics.mechanism_output(mechanism, out.name), out.type)
+        return self._setter(self._topic(topics.mechanism_output(mechanism, out.name)), out.type)
 
     def _setter(self, name: str, nt_type: str) -> Callable[[Any], None]:
         """A function that publishes a value on topic ``name`` of NT type ``nt_type``."""
@@ -199,20 +223,23 @@ class NtAdapter:
         if nt_type == "double[]":
             pa = inst.getDoubleArrayTopic(name).publish(FAST)
             return lambda v: pa.set([float(x) for x in v])
-        if nt_type == "struct:Pose2d":
-            ps = inst.getStructTopic(name, Pose2d).publish(FAST)
-            return ps.set
+        if nt_type.startswith("struct:"):
+            cls = _STRUCTS[nt_type.removeprefix("struct:")]
+            if nt_type.endswith("[]"):
+                return inst.getStructArrayTopic(name, cls).publish(FAST).set
+            return inst.getStructTopic(name, cls).publish(FAST).set
         raise ValueError(f"no publisher for NT type {nt_type!r}")
 
-    def publish(self, snap: Snapshot) -> None:
-        """Set every output from ``snap`` and flush once."""
+    def publish(self, snap: Snapshot, flush: bool = True) -> None:
+        """Set every output from ``snap`` and flush once (unless ``flush`` is False: another
+        adapter on the same instance flushes)."""
         for name, value in topics.output_values(snap).items():
             self._out[name](value)
         self._beats += 1
         self._heartbeat.set(self._beats)
         wrapped = math.atan2(math.sin(snap.heading), math.cos(snap.heading))
-        self._field.set_poses("Robot", [(snap.x, snap.y, wrapped)])
-        for mech, drawing in snap.drawings.items():
+        self._field.set_poses(self._object, [(snap.x, snap.y, wrapped)])
+        for mech, drawing in snap.drawings.items() if self._main else ():
             pub = self._drawings.get(mech)
             if pub is None:
                 self._drawings[mech] = Mechanism2dPublisher(self.inst, mech, drawing, FAST)
@@ -224,7 +251,8 @@ class NtAdapter:
                 setter = setters.get(key)
                 if setter is not None:
                     setter(value)
-        self.inst.flush()
+        if flush:
+            self.inst.flush()
 
     def command(self, values: dict[str, Any]) -> None:
         """Publish Driver Station commands for the bridge (``topics.DS_MODE``, joysticks):
@@ -248,13 +276,19 @@ class NtAdapter:
         self._field.set_poses(name, poses)
 
     def close(self) -> None:
-        """Stop ntcore and release the instance."""
+        """Stop ntcore and release the instance (the main adapter's)."""
+        if not self._main:
+            return
         ntcore.NetworkTableInstance.destroy(self.inst)
         if self._persist_dir is not None:
             self._persist_dir.cleanup()
 
 
-_SETTER_TYPES = ("double", "boolean", "int", "double[]", "struct:Pose2d")
+_STRUCTS: dict[str, type] = {"Pose2d": Pose2d, "ChassisSpeeds": ChassisSpeeds,
+                              "SwerveModuleState[]": SwerveModuleState,
+                              "MecanumDriveWheelSpeeds": MecanumDriveWheelSpeeds}
+_SETTER_TYPES = ("double", "boolean", "int", "double[]",
+                 *(f"struct:{name}" for name in _STRUCTS))
 _UNSET = object()
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from wpimath.geometry import Pose2d, Rotation2d
+from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver import halmap
 from simserver.config.model import Config
@@ -27,9 +28,18 @@ BATTERY_CURRENT = f"{PREFIX}/battery/current"
 BATTERY_CHARGE = f"{PREFIX}/battery/charge_used"
 TIME = f"{PREFIX}/time"
 HEARTBEAT = f"{PREFIX}/heartbeat"
+CHASSIS_SPEEDS = f"{PREFIX}/drive/chassis_speeds"
+MODULE_STATES = f"{PREFIX}/drive/module_states"
+MECANUM_WHEEL_SPEEDS = f"{PREFIX}/drive/wheel_speeds"
 FIELD2D_NAME = "SimField"
 FIELD2D_TABLE = f"/SmartDashboard/{FIELD2D_NAME}"
 FIELD2D_ROBOT = f"{FIELD2D_TABLE}/Robot"
+
+
+def robot_prefix(robot: str) -> str:
+    """Where the topics of another robot of the arena (``[robots.<robot>]``) live: the same
+    names as the main robot's with this prefix instead of /simserver."""
+    return f"{PREFIX}/robots/{robot}"
 
 
 def motor(name: str) -> str:
@@ -169,12 +179,40 @@ def sensor_values(snap: Snapshot) -> dict[str, Any]:
     return out
 
 
+def drive_specs(kind: str) -> list[TopicSpec]:
+    """Drivetrain state topics for a drivetrain of type ``kind`` (AdvantageScope and Elastic
+    read these struct types directly)."""
+    out = [TopicSpec(CHASSIS_SPEEDS, "struct:ChassisSpeeds", "out", "m/s, m/s, rad/s",
+                     "True chassis speeds in the robot frame (vx forward, vy left, omega CCW).")]
+    if kind == "swerve":
+        out.append(TopicSpec(MODULE_STATES, "struct:SwerveModuleState[]", "out", "m/s, rad",
+                             "Measured swerve module states (wheel rim speed, azimuth), in "
+                             "config order; they differ from the chassis motion when wheels "
+                             "slip."))
+    if kind == "mecanum":
+        out.append(TopicSpec(MECANUM_WHEEL_SPEEDS, "struct:MecanumDriveWheelSpeeds", "out",
+                             "m/s", "Measured wheel rim speeds."))
+    return out
+
+
+def drive_values(snap: Snapshot) -> dict[str, Any]:
+    """Topic -> value of the drivetrain state topics (see :func:`drive_specs`)."""
+    vx, vy, omega = snap.chassis_speeds
+    out: dict[str, Any] = {CHASSIS_SPEEDS: ChassisSpeeds(vx, vy, omega)}
+    if snap.modules:
+        out[MODULE_STATES] = [SwerveModuleState(v, Rotation2d(a)) for v, a in snap.modules]
+    elif len(snap.wheel_speeds) == 4:
+        out[MECANUM_WHEEL_SPEEDS] = MecanumDriveWheelSpeeds(*snap.wheel_speeds)
+    return out
+
+
 def output_values(snap: Snapshot) -> dict[str, Any]:
     """Topic -> value of every per-tick output with a fixed topic: the true pose (a wpimath
     Pose2d), the sensors (:func:`sensor_values`), battery current and charge, motor currents,
     simulated time and the world-level outputs (:func:`extra_values`). Mechanism outputs,
     drawings and Field2d objects are published by their own publishers."""
     out: dict[str, Any] = {POSE: Pose2d(snap.x, snap.y, Rotation2d(snap.heading))}
+    out.update(drive_values(snap))
     out.update(sensor_values(snap))
     out[BATTERY_CURRENT] = snap.battery_current
     out[BATTERY_CHARGE] = snap.charge_used
@@ -221,8 +259,9 @@ def contract_for(cfg: Config) -> list[TopicSpec]:
                 drawings.append(mechanism2d_topic(name))
     return contract(list(cfg.motors), list(cfg.solenoids),
                     {n: e.unit for n, e in cfg.encoders.items()}, mechanisms,
-                    extra_specs(list(cfg.switches), cfg.pneumatics is not None,
-                                list(cfg.cylinders)) + drawings)
+                    drive_specs(cfg.drivetrain_type)
+                    + extra_specs(list(cfg.switches), cfg.pneumatics is not None,
+                                  list(cfg.cylinders)) + drawings)
 
 
 def mechanism2d_topic(mechanism: str) -> TopicSpec:

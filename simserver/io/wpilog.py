@@ -35,6 +35,7 @@ from typing import Any
 
 import wpiutil
 from wpimath.geometry import Pose2d
+from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 from wpiutil import wpistruct
 from wpiutil.log import DataLogReader
 
@@ -197,9 +198,10 @@ class WpilogRecorder:
         out: dict[str, Any] = {
             TRUTH_X: snap.x, TRUTH_Y: snap.y, TRUTH_HEADING: snap.heading,
             TRUTH_VX: snap.vx, TRUTH_VY: snap.vy, TRUTH_OMEGA: snap.omega,
-            WHEEL_LEFT: snap.wheel_speeds[0], WHEEL_RIGHT: snap.wheel_speeds[1],
             TOUCHING_WALL: snap.touching_wall, WALL_HITS: snap.wall_hits,
         }
+        if len(snap.wheel_speeds) == 2:  # a tank drive's sides
+            out[WHEEL_LEFT], out[WHEEL_RIGHT] = snap.wheel_speeds
         out.update({topics.motor(n): v for n, v in snap.duties.items()})
         out.update({topics.solenoid(n): v for n, v in snap.solenoids.items()})
         out.update(topics.output_values(snap))
@@ -224,6 +226,9 @@ class WpilogRecorder:
         """Start entry ``name`` (type from the topic contract, else from ``value``)."""
         spec = self._specs.get(name)
         nt_type = spec.type if spec is not None else _infer_type(value)
+        struct = _STRUCTS.get(nt_type.removeprefix("struct:").removesuffix("[]"))
+        if struct is not None and struct is not Pose2d:
+            self._log.addStructSchema(struct, ts)
         meta = json.dumps({"unit": spec.unit, "doc": spec.doc} if spec is not None else {})
         entry = self._log.start(name, _LOG_TYPES.get(nt_type, nt_type), meta, ts)
         return _writer(self._log, entry, nt_type)
@@ -253,8 +258,15 @@ _APPEND: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any], int]]] = {
     "double[]": ("appendDoubleArray", lambda v: [float(x) for x in v], lambda v: 8 * len(v)),
     "boolean[]": ("appendBooleanArray", lambda v: [bool(x) for x in v], len),
     "struct:Pose2d": ("appendRaw", wpistruct.pack, len),
+    "struct:ChassisSpeeds": ("appendRaw", wpistruct.pack, len),
+    "struct:MecanumDriveWheelSpeeds": ("appendRaw", wpistruct.pack, len),
+    "struct:SwerveModuleState[]": ("appendRaw", wpistruct.packArray, len),
 }
-_EVERY_TICK = {"double", "struct:Pose2d"}
+_STRUCTS: dict[str, type] = {"Pose2d": Pose2d, "ChassisSpeeds": ChassisSpeeds,
+                              "SwerveModuleState": SwerveModuleState,
+                              "MecanumDriveWheelSpeeds": MecanumDriveWheelSpeeds}
+_EVERY_TICK = {"double", "struct:Pose2d", "struct:ChassisSpeeds", "struct:SwerveModuleState[]",
+               "struct:MecanumDriveWheelSpeeds"}
 
 
 def _writer(dlog: wpiutil.DataLogWriter, entry: int, nt_type: str) -> Writer:
@@ -291,7 +303,7 @@ class Recording:
 
 # Trace channel -> the entry it is read from.
 _CHANNELS = {
-    "x": TRUTH_X, "y": TRUTH_Y, "heading": TRUTH_HEADING,
+    "x": TRUTH_X, "y": TRUTH_Y, "heading": TRUTH_HEADING, "vx": TRUTH_VX, "vy": TRUTH_VY,
     "v_left": WHEEL_LEFT, "v_right": WHEEL_RIGHT, "omega": TRUTH_OMEGA,
     "voltage": topics.BATTERY_VOLTAGE, "current": topics.BATTERY_CURRENT,
 }

@@ -23,24 +23,8 @@ adds kinetic energy (a guard scales the rare solver overshoot at e near 1 back).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
-# Below this approach speed (m/s) an impact is treated as resting contact (no bounce), so a
-# robot pushed against a wall by its motors does not chatter. A kitbot at full power gains about
-# 0.25 m/s per 5 ms substep; bumper rebounds from slower impacts are negligible in practice.
-RESTING_SPEED = 0.3
-
-
-@dataclass
-class Body:
-    """Planar rigid body in the field frame: position m, heading rad, velocity m/s, rad/s."""
-
-    x: float
-    y: float
-    heading: float
-    vx: float
-    vy: float
-    omega: float
+from simserver.models.collision import RESTING_SPEED, Body, solve_contacts
 
 
 class FieldWalls:
@@ -68,9 +52,10 @@ class FieldWalls:
                 inertia: float) -> bool:
         """Push ``body`` back inside and apply impact impulses. Returns True if it touched.
 
-        Every penetrating corner is a contact; their impulses are solved together by projected
-        Gauss-Seidel (accumulated, clamped impulses), so a flush face hit gets equal impulses at
-        both corners and no spurious spin, and a robot pushed into a wall rests without chatter.
+        Every penetrating corner is a contact; their impulses are solved together by the
+        shared contact solver (``collision.solve_contacts``), so a flush face hit gets equal
+        impulses at both corners and no spurious spin, and a robot pushed into a wall rests
+        without chatter.
         """
         # Walls as (inward normal x, y, offset): a point p is outside by off - p·n.
         walls = ((1.0, 0.0, 0.0), (-1.0, 0.0, -self.length),
@@ -88,54 +73,9 @@ class FieldWalls:
                          for cx, cy, d in pts if d > 0.0]
         if not contacts:
             return False
-        self._solve(body, contacts, mass, inertia)
+        solve_contacts(body, mass, inertia, None, 0.0, 0.0, contacts, self.restitution,
+                       self.friction)
         return True
 
-    def _solve(self, body: Body, contacts: list[tuple[float, float, float, float]],
-               mass: float, inertia: float) -> None:
-        """Poisson impact: an inelastic, frictional compression solved by projected
-        Gauss-Seidel, then a restitution impulse e·P_n at each contact (none below
-        RESTING_SPEED). Compression only removes energy; the restitution impulse is scaled down
-        only if it would return more energy than came in, so no impact adds energy, and every
-        change is an impulse at a contact point."""
-        inv_m, inv_j = 1.0 / mass, 1.0 / inertia
-        energy0 = mass * (body.vx**2 + body.vy**2) + inertia * body.omega**2
-        rows = []
-        for rx, ry, nx, ny in contacts:
-            un = (body.vx - body.omega * ry) * nx + (body.vy + body.omega * rx) * ny
-            e = self.restitution if -un > RESTING_SPEED else 0.0
-            rn = rx * ny - ry * nx
-            rt = rx * nx + ry * ny  # r × t with t = (-ny, nx)
-            rows.append([rx, ry, nx, ny, e, 1.0 / (inv_m + rn * rn * inv_j),
-                         1.0 / (inv_m + rt * rt * inv_j), 0.0, 0.0])
-        for _ in range(16):
-            for row in rows:
-                rx, ry, nx, ny, _e, kn, kt, pn, pt = row
-                ux = body.vx - body.omega * ry
-                uy = body.vy + body.omega * rx
-                new_pn = max(0.0, pn - (ux * nx + uy * ny) * kn)
-                djn = new_pn - pn
-                limit = self.friction * new_pn
-                new_pt = max(-limit, min(limit, pt - (-ux * ny + uy * nx) * kt))
-                djt = new_pt - pt
-                row[7], row[8] = new_pn, new_pt
-                jx, jy = djn * nx - djt * ny, djn * ny + djt * nx
-                body.vx += jx * inv_m
-                body.vy += jy * inv_m
-                body.omega += (rx * jy - ry * jx) * inv_j
-        # Restitution: Δv = λ·a, Δω = λ·b; energy(λ) is quadratic, energy(0) ≤ energy0.
-        ax = sum(r[4] * r[7] * r[2] for r in rows) * inv_m
-        ay = sum(r[4] * r[7] * r[3] for r in rows) * inv_m
-        b = sum(r[4] * r[7] * (r[0] * r[3] - r[1] * r[2]) for r in rows) * inv_j
-        quad = mass * (ax * ax + ay * ay) + inertia * b * b
-        if quad == 0.0:
-            return
-        lin = 2.0 * (mass * (body.vx * ax + body.vy * ay) + inertia * body.omega * b)
-        const = mass * (body.vx**2 + body.vy**2) + inertia * body.omega**2 - energy0
-        lam = 1.0
-        if quad + lin + const > 0.0:
-            lam = (-lin + math.sqrt(max(0.0, lin * lin - 4.0 * quad * const))) / (2.0 * quad)
-            lam = max(0.0, min(1.0, lam))
-        body.vx += lam * ax
-        body.vy += lam * ay
-        body.omega += lam * b
+
+__all__ = ["RESTING_SPEED", "Body", "FieldWalls"]

@@ -1,0 +1,76 @@
+"""Several robots on one field: each robot is a :class:`~simserver.world.World` (its own
+drivetrain, battery, mechanisms and seeded generator); the arena steps them substep by substep
+and resolves robot-robot contacts after each substep, with the field's restitution and friction.
+
+Nothing is shared between arenas or worlds, so two arenas can run in one process.
+
+    arena = Arena({"main": World(cfg), "opponent": World(other_cfg)}, restitution=0.2,
+                  friction=0.3)
+    arena.step(0.02)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping
+
+from simserver.models.collision import resolve_pair
+from simserver.world import World
+
+
+class Arena:
+    """Robots by name, the first being the one the robot program drives."""
+
+    def __init__(self, worlds: Mapping[str, World], restitution: float, friction: float):
+        if not worlds:
+            raise ValueError("an arena needs at least one robot")
+        substeps = {w.substep for w in worlds.values()}
+        if len(substeps) != 1:
+            raise ValueError(f"every robot of an arena must use the same substep, got "
+                             f"{sorted(substeps)}")
+        self.worlds = dict(worlds)
+        self.restitution = restitution
+        self.friction = friction
+        self.substep = substeps.pop()
+        self._pairs = list(itertools.combinations(self.worlds.values(), 2))
+
+    @property
+    def time(self) -> float:
+        """Simulated time, s (every world keeps the same)."""
+        return next(iter(self.worlds.values())).time
+
+    def reset(self) -> None:
+        """Every robot back to its start."""
+        for w in self.worlds.values():
+            w.reset()
+
+    def step(self, dt: float) -> None:
+        """Advance every robot ``dt`` seconds in whole substeps (at least one)."""
+        n = max(1, round(dt / self.substep))
+        worlds = self.worlds.values()
+        for w in worlds:
+            w.begin_tick()
+        for _ in range(n):
+            for w in worlds:
+                w.advance()
+            self.collide()
+        for w in worlds:
+            w.end_tick(n)
+
+    def collide(self) -> None:
+        """Resolve every pair of robots in contact (bounding circles first)."""
+        touched = {id(w): False for w in self.worlds.values()}
+        for a, b in self._pairs:
+            ax, ay, _ = a.pose
+            bx, by, _ = b.pose
+            if math.hypot(ax - bx, ay - by) > a.reach + b.reach:
+                continue
+            body_a, body_b = a.body(), b.body()
+            if resolve_pair(body_a, a.polygon, a.mass, a.inertia, body_b, b.polygon, b.mass,
+                            b.inertia, self.restitution, self.friction):
+                a.set_body(body_a)
+                b.set_body(body_b)
+                touched[id(a)] = touched[id(b)] = True
+        for w in self.worlds.values():
+            w.robot_contact(touched[id(w)])

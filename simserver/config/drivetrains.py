@@ -1,0 +1,90 @@
+"""Config schemas of the holonomic drivetrain types (`[drivetrain]` with `type = "swerve"` or
+`type = "mecanum"`). The differential (tank) schema lives in ``simserver.config.model``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from simserver.config.fields import choice, number, optional_quantity, quantity, table, text
+
+HOLONOMIC_FIDELITIES = ("kinematic", "physical")
+
+
+@dataclass(frozen=True)
+class SwerveModuleConfig:
+    """One swerve module (`[drivetrain.modules.<name>]`): where it sits and which motor
+    outputs drive and steer it. Modules are listed (and published) in file order."""
+
+    x: float = quantity(None, "length", "Module centre from the robot centre, forward positive.")
+    y: float = quantity(None, "length", "Module centre from the robot centre, left positive.")
+    drive: str = text(None, "Motor (in [motors]) turning the wheel.")
+    steer: str = text(None, "Motor (in [motors]) turning the module (azimuth).")
+
+
+@dataclass(frozen=True)
+class SwerveConfig:
+    """A swerve drivetrain (`type = "swerve"`): two or more modules anywhere on the robot, each
+    with a drive and a steer motor. `physical`: every motor is a DC motor with its gearbox and
+    inertia, the chassis a rigid body pushed by traction-limited tire forces per module (wheels
+    slip and scrub). `kinematic`: pyfrc-style, module speed ∝ duty, steer rate ∝ duty, chassis
+    from wpimath's forward kinematics."""
+
+    fidelity: str = choice("physical", HOLONOMIC_FIDELITIES,
+                           "Model level: `physical` (forces, traction, slip) or `kinematic`.")
+    wheel_diameter: float = quantity("4 in", "length", "Drive wheel diameter.", positive=True)
+    drive_gearing: float = number(6.75, "Reduction from drive motor to wheel (6.75 for an "
+                                  "SDS MK4i L2).", positive=True)
+    steer_gearing: float = number(150 / 7, "Reduction from steer motor to module azimuth "
+                                  "(150/7 ≈ 21.43 for an MK4i).", positive=True)
+    wheel_inertia: float = quantity(
+        "0.005 kg*m^2", "moment of inertia",
+        "Inertia turning with the wheel, seen at the wheel: wheel, gears and the drive motor's "
+        "rotor (rotor inertia × gearing²; a Kraken X60 at 6.75:1 adds about 0.004 kg·m²).",
+        positive=True)
+    steer_inertia: float = quantity(
+        "0.004 kg*m^2", "moment of inertia",
+        "Inertia turning with the module about its steering axis, rotor included.",
+        positive=True)
+    friction: float = number(
+        1.1, "Tire friction coefficient μ (traction limit per module: μ·mass·g / modules). "
+        "Colson ≈ 1.0, blue nitrile tread ≈ 1.1–1.2 on carpet.", positive=True, maximum=3.0)
+    max_speed: float | None = optional_quantity(
+        "speed", "`kinematic` only: wheel speed at full duty. Default: the drive motor's free "
+        "speed at the wheel.", positive=True)
+    max_steer_rate: float | None = optional_quantity(
+        "angular speed", "`kinematic` only: azimuth rate at full duty. Default: the steer motor's "
+        "free speed through steer_gearing.", positive=True)
+    modules: dict[str, SwerveModuleConfig] = table(
+        "The modules by name, in the order wpimath kinematics and the published module states "
+        "use (front-left, front-right, back-left, back-right is the usual one).")
+
+
+@dataclass(frozen=True)
+class MecanumConfig:
+    """A mecanum drivetrain (`type = "mecanum"`): four wheels with 45° rollers in the usual X
+    pattern seen from above. `physical`: motor torque → roller-contact forces limited by
+    traction → rigid body; `kinematic`: pyfrc's MecanumDrivetrain (speed ∝ duty)."""
+
+    fidelity: str = choice("physical", HOLONOMIC_FIDELITIES,
+                           "Model level: `physical` (forces, traction, slip) or `kinematic`.")
+    front_left: str = text("front_left", "Motor (in [motors]) of the front-left wheel.")
+    front_right: str = text("front_right", "Motor (in [motors]) of the front-right wheel.")
+    rear_left: str = text("rear_left", "Motor (in [motors]) of the rear-left wheel.")
+    rear_right: str = text("rear_right", "Motor (in [motors]) of the rear-right wheel.")
+    track_width: float = quantity("22 in", "length", "Left to right wheel distance.",
+                                  positive=True)
+    wheelbase: float = quantity("20 in", "length", "Front to rear wheel distance.",
+                                positive=True)
+    wheel_diameter: float = quantity("6 in", "length", "Wheel diameter.", positive=True)
+    gearing: float = number(10.71, "Reduction from motor to wheel.", positive=True)
+    wheel_inertia: float = quantity(
+        "0.01 kg*m^2", "moment of inertia", "Inertia turning with each wheel, seen at the wheel, "
+        "rotor included (rotor inertia × gearing²).", positive=True)
+    friction: float = number(
+        0.7, "Friction coefficient μ at the rollers, along the roller-perpendicular direction "
+        "(traction limit per wheel: μ·mass·g / 4).", positive=True, maximum=3.0)
+    max_speed: float | None = optional_quantity(
+        "speed", "`kinematic` only: wheel speed at full duty (pyfrc's `speed`). Default: the "
+        "motor's free speed at the wheel.", positive=True)
+    deadzone: float = number(0.0, "`kinematic` only: pyfrc linear_deadzone width.",
+                             minimum=0.0, maximum=0.99)

@@ -1,0 +1,216 @@
+"""The world side of the holonomic drivetrains (swerve, mecanum): motor outputs through their
+controllers into a pure model (``models/swerve.py``, ``models/mecanum.py``), the battery solved
+with them, and the wheels and modules exposed as joints encoders can read.
+
+Each substep:
+
+1. The bus voltage is solved with every drivetrain motor as a load linear in it (the same
+   treatment as mechanisms' ``load``): per motor ``I = (d·V_bus − ω/Kv)/R``.
+2. Each motor's controller (ramp, noise, current limits, neutral mode, brownout) turns its duty
+   into a terminal voltage at that bus voltage.
+3. The model advances with those voltages (``physical``) or duties (``kinematic``).
+4. Stator currents are reported per motor output; their supply currents load the battery.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from simserver.models.battery import Source
+from simserver.models.motor import MotorSpec
+
+if TYPE_CHECKING:
+    from simserver.world import World
+
+
+@dataclass(frozen=True)
+class MotorGroup:
+    """One motor output of the drivetrain: its name in [motors], motor constants, count, the
+    reduction to what it turns, and that joint's radius (m; 0 for an azimuth)."""
+
+    name: str
+    spec: MotorSpec
+    count: int
+    gearing: float
+    radius: float
+
+
+class Holonomic:
+    """A swerve or mecanum drivetrain seen by the world.
+
+    model: a ``SwerveDrive``/``MecanumDrive`` (physical: stepped with voltages) or
+    ``KinematicSwerve``/``KinematicMecanum`` (stepped with duty cycles). drive: the motor output
+    of each wheel (model order). steer: the steer motor of each module (swerve; empty
+    otherwise). kind: "swerve" or "mecanum".
+    """
+
+    def __init__(self, model: Any, kind: str, drive: Sequence[MotorGroup],
+                 steer: Sequence[MotorGroup], physical: bool, mass: float,
+                 moment_of_inertia: float):
+        self.model = model
+        self.kind = kind
+        self.drive = tuple(drive)
+        self.steer = tuple(steer)
+        self.physical = physical
+        self.mass = mass
+        self.moment_of_inertia = moment_of_inertia
+        self.groups = self.drive + self.steer
+        self._joint = {g.name: (i, g) for i, g in enumerate(self.groups)}
+        self._steer_gear = np.array([g.gearing for g in self.steer])
+        self.currents = np.zeros(len(self.groups))
+        self.volts = np.zeros(len(self.groups))
+
+    @property
+    def motors(self) -> tuple[str, ...]:
+        """Names of the motor outputs the drivetrain consumes (drive first, then steer)."""
+        return tuple(g.name for g in self.groups)
+
+    def reset(self, x: float, y: float, heading: float) -> None:
+        """Place the robot at rest; wheels and modules at zero."""
+        self.model.reset(x, y, heading)
+        self.currents[:] = 0.0
+        self.volts[:] = 0.0
+
+    # --- chassis ------------------------------------------------------------------------------
+
+    @property
+    def pose(self) -> tuple[float, float, float]:
+        """(x m, y m, heading rad)."""
+        m = self.model
+        return m.x, m.y, m.heading
+
+    @property
+    def body_velocity(self) -> tuple[float, float, float]:
+        """(vx m/s, vy m/s, omega rad/s) in the robot frame."""
+        m = self.model
+        return m.vx, m.vy, m.omega
+
+    def place(self, x: float, y: float) -> None:
+        """Move the chassis (after a collision pushed it out)."""
+        self.model.x, self.model.y = x, y
+
+    def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:
+        """Impose a robot-frame velocity after an impact; the wheels keep turning."""
+        self.model.set_body_velocity(vx, vy, omega)
+
+    # --- joints and states --------------------------------------------------------------------
+
+    def _speeds(self) -> np.ndarray:
+        """Motor shaft speeds of every group, rad/s, in group order."""
+        m = self.model
+        if not self.steer:
+            return np.asarray(m.motor_speeds(), dtype=float)
+        return np.concatenate((m.drive_motor_speeds(), m.steer_motor_speeds()))
+
+    def has_joint(self, motor: str) -> bool:
+        """Whether ``motor`` drives a wheel or a module of this drivetrain."""
+        return motor in self._joint
+
+    def joint(self, motor: str) -> tuple[float, float, float, float]:
+        """(position, velocity, radius, gearing) of what ``motor`` turns: a wheel's travel (m,
+        m/s, its radius) or a module's azimuth (rad, rad/s, radius 0)."""
+        i, g = self._joint[motor]
+        m = self.model
+        n = len(self.drive)
+        if i < n:
+            r = g.radius
+            return float(m.wheel_angle[i]) * r, float(m.wheel_speed[i]) * r, r, g.gearing
+        return float(m.steer_angle[i - n]), float(m.steer_rate[i - n]), 0.0, g.gearing
+
+    def module_states(self) -> list[tuple[float, float]]:
+        """Swerve: (speed m/s, angle rad) of each module as its sensors see it."""
+        return list(self.model.module_states()) if self.steer else []
+
+    def wheel_speeds(self) -> tuple[float, ...]:
+        """Rim speed of each wheel, m/s (drive order)."""
+        return tuple(float(w) * g.radius for w, g in zip(self.model.wheel_speed, self.drive,
+                                                          strict=True))
+
+    # --- stepping -----------------------------------------------------------------------------
+
+    def begin_tick(self, world: World) -> None:
+        """Take this tick's duty cycles (held for all its substeps)."""
+        groups = self.groups
+        duty = np.array([max(-1.0, min(1.0, world.motor(g.name))) for g in groups])
+        self._duty = duty
+        self._ctrls = [world.controllers[g.name] for g in groups]
+        self._plain = all(c.passthrough for c in self._ctrls)
+        # Bus solve terms: supply = Σ n·d·(d·V − ω/Kv)/R = g·V + i0_speed·ω.
+        count = np.array([g.count for g in groups], dtype=float)
+        r = np.array([g.spec.R for g in groups])
+        kv = np.array([g.spec.kv for g in groups])
+        self._g = float(np.sum(count * duty * duty / r))
+        self._i0_speed = -count * duty / (kv * r)
+        neutral = np.array([c.neutral == "coast" for c in self._ctrls])
+        self._plain_coast = [bool(c) for c in (duty == 0.0) & neutral]
+
+    def substep(self, world: World, h: float, source: Source, enabled: bool) -> tuple[float,
+                                                                                      float]:
+        """Advance ``h`` s. Returns (bus voltage V, supply current A drawn by the drivetrain)."""
+        speeds = self._speeds()
+        duty = self._duty
+        if enabled:
+            g_sum, i0 = self._g, float(np.dot(self._i0_speed, speeds))
+        else:
+            g_sum = i0 = 0.0
+        bus = max(0.0, (source.open_voltage - source.resistance * i0)
+                  / (1.0 + source.resistance * g_sum))
+        if self._plain and enabled:
+            volts = duty * bus
+            coast = self._plain_coast
+        else:
+            volts, coast = self.volts, []
+            for k, (ctrl, d, w) in enumerate(zip(self._ctrls, duty, speeds, strict=True)):
+                out = ctrl.apply(float(d), bus, float(w), h, enabled)
+                volts[k] = out.voltage
+                coast.append(out.coasting)
+        self.volts = volts
+        n = len(self.drive)
+        m = self.model
+        if self.physical:
+            if self.steer:
+                m.step(h, volts[:n], volts[n:], coast[:n], coast[n:])
+                currents = np.concatenate((m.drive_currents, m.steer_currents))
+            else:
+                m.step(h, volts, coast)
+                currents = np.asarray(m.currents, dtype=float)
+        else:
+            eff = np.where(coast, 0.0, volts / bus if bus > 0.0 else 0.0)
+            if self.steer:
+                m.step(h, eff[:n], eff[n:])
+            else:
+                m.step(h, eff)
+            after = self._speeds()
+            currents = np.array([0.0 if c else g.count * (v - w / g.spec.kv) / g.spec.R
+                                 for g, v, w, c in zip(self.groups, volts, after, coast,
+                                                       strict=True)])
+        self.currents = currents
+        supply = float(np.dot(currents, volts)) / bus if bus > 0.0 else 0.0
+        return bus, supply
+
+    def end_tick(self, world: World) -> None:
+        """Report the last substep's stator currents and terminal voltages per motor output."""
+        for g, i, v in zip(self.groups, self.currents.tolist(), self.volts.tolist(),
+                           strict=True):
+            world.motor_currents[g.name] = i
+            world.applied_voltage[g.name] = v
+
+
+def free_wheel_speed(spec: MotorSpec, gearing: float, radius: float) -> float:
+    """A motor's free speed at a wheel rim through ``gearing``, m/s."""
+    return spec.free_speed / gearing * radius
+
+
+def free_azimuth_rate(spec: MotorSpec, gearing: float) -> float:
+    """A steer motor's free speed at the module azimuth, rad/s."""
+    return spec.free_speed / gearing
+
+
+def wrap(angle: float) -> float:
+    """Angle wrapped into (-π, π], rad."""
+    return math.atan2(math.sin(angle), math.cos(angle))

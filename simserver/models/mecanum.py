@@ -1,0 +1,254 @@
+"""Mecanum drivetrain at two fidelity levels.
+
+- :class:`MecanumDrive` (physical): four wheels, each turned by a motor group (exact for constant
+  voltage over a substep), touching the carpet through a roller whose axis is at 45° to the
+  wheel: the roller turns freely along its own axis, so each wheel constrains only the contact
+  velocity along the roller normal ``n_i``. The contacts are rigid with a Coulomb limit per
+  wheel (see :mod:`simserver.models.tires`). Forward traction is therefore ``μ·g·cos 45°``.
+- :class:`KinematicMecanum` (pyfrc ``MecanumDrivetrain`` semantics): wheel speed =
+  deadzone(duty)·max_speed, chassis speeds from wpimath's ``MecanumDriveKinematics``.
+
+Wheel order is wpimath's: front-left, front-right, rear-left, rear-right. Rollers are the usual
+"X seen from above" layout that wpimath's kinematics assumes: the front-left rim speed is
+``vx − vy − ω·(x + y)``, front-right ``vx + vy + ω·(x − y)``, and so on (roller normal
+(1, −1)/√2 for front-left and rear-right, (1, 1)/√2 for front-right and rear-left). Positive
+voltage or duty turns every wheel forward (invert the right side yourself if your controllers
+need it; :class:`KinematicMecanum` can do it as pyfrc does).
+
+Usage::
+
+    cim = motor_by_name("CIM")
+    wheels = [MecanumWheelParams(x, y, wheel_radius=0.0762, motor=cim, count=1,
+                                 gearing=10.71, wheel_inertia=0.02)
+              for x, y in ((0.25, 0.3), (0.25, -0.3), (-0.25, 0.3), (-0.25, -0.3))]
+    drive = MecanumDrive(wheels, mass=50.0, moment_of_inertia=3.0,
+                         friction=WHEEL_FRICTION["mecanum"])
+    drive.reset(x=2.0, y=4.0, heading=0.0)
+    drive.step(0.005, volts=[6.0, 6.0, 6.0, 6.0])
+    drive.vx, drive.wheel_positions(), drive.currents
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from wpimath.geometry import Translation2d
+from wpimath.kinematics import MecanumDriveKinematics, MecanumDriveWheelSpeeds
+
+from simserver.models.differential import linear_deadzone
+from simserver.models.motor import MotorSpec
+from simserver.models.tires import (
+    WHEEL_FRICTION,
+    GearedMotors,
+    PlanarChassis,
+    pose_exp,
+    solve_contacts,
+)
+
+__all__ = ["WHEEL_FRICTION", "KinematicMecanum", "MecanumDrive", "MecanumWheelParams"]
+
+#: Roller normal per wheel (FL, FR, RL, RR), body frame.
+_ROLLER_NORMAL = np.array([[1.0, -1.0], [1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]) / math.sqrt(2.0)
+
+
+@dataclass(frozen=True)
+class MecanumWheelParams:
+    """One mecanum wheel (SI units).
+
+    x, y: contact position in the body frame, m (+x forward, +y left). wheel_radius: m.
+    motor, count, gearing: the motors geared together to this wheel (gearing = motor turns per
+    wheel turn). wheel_inertia: everything turning with the wheel, reflected to it, kg·m².
+    """
+
+    x: float
+    y: float
+    wheel_radius: float
+    motor: MotorSpec
+    count: int
+    gearing: float
+    wheel_inertia: float
+
+    def __post_init__(self) -> None:
+        if not self.wheel_radius > 0:
+            raise ValueError("wheel_radius must be > 0")
+
+
+@dataclass(frozen=True)
+class _Constants:
+    """Everything that depends only on (h, coast flags), cached between substeps (per wheel)."""
+
+    alpha: np.ndarray  # free-speed decay
+    gain: np.ndarray  # rad/s per V
+    a: np.ndarray  # contact matrix, 4 × 4
+    a_inv: np.ndarray
+    kick: np.ndarray  # wheel speed change per N·s of roller-normal impulse
+    current_speed: np.ndarray  # A per rad/s of speed change
+    current_kick: np.ndarray  # A per N·s of impulse
+    limit: np.ndarray  # μ·N·h, N·s
+
+
+class MecanumDrive(PlanarChassis):
+    """Physical mecanum drivetrain (see the module docstring).
+
+    Chassis state: x, y (m), heading (rad) in the field frame; vx, vy (m/s), omega (rad/s) in
+    the body frame. Per wheel (FL, FR, RL, RR): ``wheel_speed`` rad/s, ``wheel_angle`` rad
+    (cumulative), ``slipping`` bool, and after a step ``currents``: the time-average stator
+    current of each wheel's motors over the substep, A (0 when coasting).
+    """
+
+    def __init__(self, wheels: Sequence[MecanumWheelParams], mass: float,
+                 moment_of_inertia: float, friction: float):
+        if len(wheels) != 4:
+            raise ValueError("a mecanum drive has 4 wheels: front-left, front-right, rear-left, "
+                             "rear-right")
+        super().__init__(mass, moment_of_inertia, friction, 4, 1)
+        self.wheels = tuple(wheels)
+        self._motors = GearedMotors([w.motor for w in wheels], [w.count for w in wheels],
+                                    [w.gearing for w in wheels],
+                                    [w.wheel_inertia for w in wheels])
+        ax, ay = self._scaled_jacobian(np.array([w.x for w in wheels], dtype=float),
+                                       np.array([w.y for w in wheels], dtype=float))
+        self._jac = _ROLLER_NORMAL[:, :1] * ax + _ROLLER_NORMAL[:, 1:] * ay
+        # Rim speed r·ω projected on the roller normal: r·(n · forward).
+        self._rim = np.array([w.wheel_radius for w in wheels]) * _ROLLER_NORMAL[:, 0]
+        self._radius = np.array([w.wheel_radius for w in wheels])
+        self.wheel_speed = np.zeros(4)
+        self.wheel_angle = np.zeros(4)
+        self.currents = np.zeros(4)
+        self._cache: dict[object, _Constants] = {}
+
+    def reset(self, x: float, y: float, heading: float) -> None:
+        """Place the robot at rest at (x, y) m facing ``heading`` rad; wheels at rest, angle 0."""
+        self._reset_chassis(x, y, heading)
+        self.wheel_speed = np.zeros(4)
+        self.wheel_angle = np.zeros(4)
+        self.currents = np.zeros(4)
+
+    def motor_speeds(self) -> np.ndarray:
+        """Motor shaft speed per wheel, rad/s."""
+        return self.wheel_speed * self._motors.gearing
+
+    def wheel_speeds(self) -> list[float]:
+        """Rim speed per wheel, m/s (what an encoder on the wheel reads; wpimath's
+        MecanumDriveWheelSpeeds)."""
+        return (self._radius * self.wheel_speed).tolist()
+
+    def wheel_positions(self) -> list[float]:
+        """Rim distance per wheel, m (wpimath's MecanumDriveWheelPositions)."""
+        return (self._radius * self.wheel_angle).tolist()
+
+    def _constants(self, h: float, coast: Sequence[bool] | None) -> _Constants:
+        key: object = h if coast is None else (h, tuple(bool(c) for c in coast))
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        if not h > 0:
+            raise ValueError(f"step h must be > 0 s, got {h}")
+        flags = np.zeros(4, dtype=bool)
+        if coast is not None:
+            if len(coast) != 4:
+                raise ValueError(f"expected 4 coast flags, got {len(coast)}")
+            flags[:] = [bool(c) for c in coast]
+        ms = self._motors.discretize(h, flags)
+        a = self._jac @ self._jac.T + np.diag(self._rim**2 * ms.mobility)
+        const = _Constants(
+            alpha=ms.alpha, gain=ms.gain, a=a, a_inv=np.linalg.inv(a),
+            kick=-ms.mobility * self._rim,
+            current_speed=ms.current_scale * self._motors.inertia,
+            current_kick=ms.current_scale * self._rim,
+            limit=self._friction_limit(h),
+        )
+        if len(self._cache) > 32:
+            self._cache.clear()
+        self._cache[key] = const
+        return const
+
+    def step(self, h: float, volts: Sequence[float], coast: Sequence[bool] | None = None) -> None:
+        """Advance ``h`` seconds with constant motor voltages (V, per wheel, + turns forward).
+
+        coast: per wheel, the motors' windings are open (no torque, no current, no back-EMF
+        braking); its voltage is ignored.
+        """
+        if len(volts) != 4:
+            raise ValueError("expected 4 voltages")
+        k = self._constants(h, coast)
+        w0 = self.wheel_speed
+        w = k.alpha * w0 + k.gain * np.asarray(volts, dtype=float)
+        u = self._rotated_momentum(h)
+        p, self.slipping = solve_contacts(k.a, self._rim * w - self._jac @ u, k.limit, 1,
+                                          k.a_inv)
+        self._advance(h, u + p @ self._jac)
+        w += k.kick * p
+        self.currents = k.current_speed * (w - w0) + k.current_kick * p
+        self.wheel_speed = w
+        self.wheel_angle = self.wheel_angle + w * h
+
+
+class KinematicMecanum:
+    """Mecanum with wheel speeds proportional to duty cycles (pyfrc ``MecanumDrivetrain``).
+
+    locations: (x, y) m of the FL, FR, RL, RR wheels, body frame. max_speed: wheel rim speed at
+    full duty, m/s. wheel_radius: m (for wheel_speed / wheel_angle). deadzone: pyfrc
+    ``linear_deadzone`` width (0..1). invert_right: negate the right wheels' duties as pyfrc
+    does (its convention: right motors at −1 drive forward); default: +1 is forward everywhere.
+    gearing: motor turns per wheel turn (for motor_speeds). Duties are used as given.
+    """
+
+    def __init__(self, locations: Sequence[tuple[float, float]], max_speed: float,
+                 wheel_radius: float = 0.0762, deadzone: float = 0.0,
+                 invert_right: bool = False, gearing: float = 1.0):
+        if len(locations) != 4:
+            raise ValueError("a mecanum drive has 4 wheels: FL, FR, RL, RR")
+        if not wheel_radius > 0:
+            raise ValueError("wheel_radius must be > 0")
+        self.kinematics = MecanumDriveKinematics(*(Translation2d(x, y) for x, y in locations))
+        self.max_speed = float(max_speed)
+        self.wheel_radius = float(wheel_radius)
+        self.deadzone = float(deadzone)
+        self.gearing = float(gearing)
+        self._sign = np.array([1.0, -1.0, 1.0, -1.0]) if invert_right else np.ones(4)
+        self.currents = np.zeros(4)
+        self.reset(0.0, 0.0, 0.0)
+
+    def reset(self, x: float, y: float, heading: float) -> None:
+        """Place the robot at rest at (x, y) m facing ``heading`` rad."""
+        self.x, self.y, self.heading = float(x), float(y), float(heading)
+        self.vx = self.vy = self.omega = 0.0
+        self.wheel_speed = np.zeros(4)
+        self.wheel_angle = np.zeros(4)
+        self.slipping = np.zeros(4, dtype=bool)
+
+    def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:
+        """Impose a body-frame velocity (m/s, m/s, rad/s); the next step overrides it."""
+        self.vx, self.vy, self.omega = float(vx), float(vy), float(omega)
+
+    def motor_speeds(self) -> np.ndarray:
+        """Motor shaft speed per wheel, rad/s."""
+        return self.wheel_speed * self.gearing
+
+    def wheel_speeds(self) -> list[float]:
+        """Rim speed per wheel, m/s."""
+        return (self.wheel_speed * self.wheel_radius).tolist()
+
+    def wheel_positions(self) -> list[float]:
+        """Rim distance per wheel, m."""
+        return (self.wheel_angle * self.wheel_radius).tolist()
+
+    def step(self, h: float, duties: Sequence[float]) -> None:
+        """Advance ``h`` seconds: rim speeds deadzone(duty)·max_speed, chassis speeds from
+        wpimath's forward kinematics, pose by the exponential of that twist (as odometry)."""
+        if len(duties) != 4:
+            raise ValueError("expected 4 duties")
+        if not h > 0:
+            raise ValueError(f"step h must be > 0 s, got {h}")
+        rim = [linear_deadzone(float(d), self.deadzone) * self.max_speed * float(s)
+               for d, s in zip(duties, self._sign, strict=True)]
+        chassis = self.kinematics.toChassisSpeeds(MecanumDriveWheelSpeeds(*rim))
+        self.vx, self.vy, self.omega = chassis.vx, chassis.vy, chassis.omega
+        self.wheel_speed = np.array(rim) / self.wheel_radius
+        self.wheel_angle = self.wheel_angle + self.wheel_speed * h
+        self.x, self.y, self.heading = pose_exp(self.x, self.y, self.heading, self.vx * h,
+                                                self.vy * h, self.omega * h)

@@ -1,0 +1,414 @@
+"""Swerve drivetrain at two fidelity levels.
+
+- :class:`SwerveDrive` (physical): each module is a drive motor group turning a wheel and a steer
+  (azimuth) motor group turning the module, both exact for constant voltage over a substep; the
+  wheels touch the carpet through rigid velocity-level contacts with a Coulomb limit per module
+  (see :mod:`simserver.models.tires` for the contact model and the substep order). Reports the
+  current of every motor group and the shaft speeds motor controllers read.
+- :class:`KinematicSwerve` (pyfrc-style): module speed = deadzone(duty)·max_speed, steer rate =
+  duty·max_steer_rate, chassis speeds from wpimath's ``SwerveDriveNKinematics.toChassisSpeeds``.
+
+Frames: module positions (x, y) in metres in the body frame, +x forward, +y left; steer angle
+0 points the wheel forward, CCW positive, continuous (not wrapped). Typical friction
+coefficients are in :data:`simserver.models.tires.WHEEL_FRICTION`.
+
+Usage::
+
+    kraken = motor_by_name("Kraken X60")
+    def module(x, y):
+        return SwerveModuleParams(x, y, wheel_radius=0.0508,
+                                  drive_motor=kraken, drive_count=1, drive_gearing=6.75,
+                                  wheel_inertia=0.01, steer_motor=kraken, steer_count=1,
+                                  steer_gearing=150 / 7, steer_inertia=0.004)
+    drive = SwerveDrive([module(0.28, 0.28), module(0.28, -0.28), module(-0.28, 0.28),
+                         module(-0.28, -0.28)], mass=60.0, moment_of_inertia=4.0,
+                        friction=WHEEL_FRICTION["blue_nitrile"])
+    drive.reset(x=2.0, y=4.0, heading=0.0)
+    drive.step(0.005, drive_volts=[6.0] * 4, steer_volts=[0.0] * 4)
+    drive.x, drive.vx, drive.module_positions(), drive.drive_currents
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from wpimath.geometry import Rotation2d, Translation2d
+from wpimath.kinematics import (
+    SwerveDrive2Kinematics,
+    SwerveDrive3Kinematics,
+    SwerveDrive4Kinematics,
+    SwerveDrive6Kinematics,
+    SwerveModuleState,
+)
+
+from simserver.models.differential import linear_deadzone
+from simserver.models.motor import MotorSpec
+from simserver.models.tires import (
+    SCRUB_COMPLIANCE,
+    WHEEL_FRICTION,
+    GearedMotors,
+    PlanarChassis,
+    pose_exp,
+    solve_contacts,
+)
+
+__all__ = ["WHEEL_FRICTION", "KinematicSwerve", "SwerveDrive", "SwerveModuleParams"]
+
+
+@dataclass(frozen=True)
+class SwerveModuleParams:
+    """One swerve module (SI units).
+
+    x, y: wheel contact position in the body frame, m (+x forward, +y left). wheel_radius: m.
+    drive_motor, drive_count, drive_gearing: drive motors (count geared together; gearing =
+    motor turns per wheel turn). wheel_inertia: everything turning with the wheel, reflected to
+    the wheel, kg·m² (see ``tires.wheel_inertia_estimate``). steer_motor, steer_count,
+    steer_gearing: azimuth motors (gearing = motor turns per module turn). steer_inertia: the
+    azimuth's inertia about its vertical axis, including reflected rotors, kg·m².
+    """
+
+    x: float
+    y: float
+    wheel_radius: float
+    drive_motor: MotorSpec
+    drive_count: int
+    drive_gearing: float
+    wheel_inertia: float
+    steer_motor: MotorSpec
+    steer_count: int
+    steer_gearing: float
+    steer_inertia: float
+
+    def __post_init__(self) -> None:
+        if not self.wheel_radius > 0:
+            raise ValueError("wheel_radius must be > 0")
+
+
+@dataclass(frozen=True)
+class _Constants:
+    """Everything that depends only on (h, coast flags), cached between substeps. Arrays over
+    the 2N motor elements are drive elements then steer elements; rows are (along, across) per
+    module."""
+
+    alpha: np.ndarray  # free-speed decay per element
+    gain: np.ndarray  # rad/s per V
+    angle_speed: np.ndarray  # exact angle advance per unit start speed (0 for drive), s
+    angle_volt: np.ndarray  # exact angle advance per volt (0 for drive), rad/V
+    wheel_h: np.ndarray  # h for drive elements (angle += ω'·h), 0 for steer
+    compliance: np.ndarray  # rows × rows diagonal D
+    target: np.ndarray  # rows × 2N: rim velocity per row from the element speeds
+    kick: np.ndarray  # 2N × rows: speed change per impulse (−mobility·r on drive elements)
+    current_speed: np.ndarray  # A per rad/s of speed change, per element
+    current_kick: np.ndarray  # 2N × rows: A per N·s of impulse
+    limit: np.ndarray  # μ·N·h per module, N·s
+
+
+class SwerveDrive(PlanarChassis):
+    """Physical swerve drivetrain of N ≥ 2 modules (see the module docstring).
+
+    Chassis state: x, y (m), heading (rad) in the field frame; vx, vy (m/s), omega (rad/s) in
+    the body frame. Per-module arrays (module order): ``wheel_speed`` rad/s at the wheel,
+    ``wheel_angle`` rad (cumulative), ``steer_angle`` rad (continuous), ``steer_rate`` rad/s,
+    ``slipping`` bool, and after a step ``drive_currents`` / ``steer_currents``: the time-average
+    stator current of all motors of each group over the substep, A (exactly the charge drawn;
+    0 for a coasting group).
+    """
+
+    def __init__(self, modules: Sequence[SwerveModuleParams], mass: float,
+                 moment_of_inertia: float, friction: float):
+        n = len(modules)
+        if n < 2:
+            raise ValueError("a swerve drive needs at least 2 modules")
+        super().__init__(mass, moment_of_inertia, friction, n, 2)
+        self.modules = tuple(modules)
+        self._n = n
+        ms = self.modules
+        self._motors = GearedMotors(
+            [m.drive_motor for m in ms] + [m.steer_motor for m in ms],
+            [m.drive_count for m in ms] + [m.steer_count for m in ms],
+            [m.drive_gearing for m in ms] + [m.steer_gearing for m in ms],
+            [m.wheel_inertia for m in ms] + [m.steer_inertia for m in ms],
+        )
+        x = np.array([m.x for m in ms], dtype=float)
+        y = np.array([m.y for m in ms], dtype=float)
+        # Scaled rows (along, across) of module i at steer angle θ: (cos θ, sin θ) @ basis_i,
+        # from the rows of the contact velocity's body-x and body-y components.
+        ax, ay = self._scaled_jacobian(x, y)
+        self._basis = np.stack([np.concatenate([ax, ay], axis=1),
+                                np.concatenate([ay, -ax], axis=1)], axis=1)  # N × 2 × 6
+        self._cos_sin = np.zeros((n, 1, 2))
+        self._radius = np.array([m.wheel_radius for m in ms], dtype=float)
+        self._speed = np.zeros(2 * n)  # wheel speeds, then steer rates (rad/s)
+        self._angle = np.zeros(2 * n)  # wheel angles, then steer angles (rad)
+        self._current = np.zeros(2 * n)  # drive groups, then steer groups (A)
+        self._volts = np.zeros(2 * n)
+        self._cache: dict[object, _Constants] = {}
+
+    # --- state views ------------------------------------------------------------------------
+
+    @property
+    def wheel_speed(self) -> np.ndarray:
+        """Wheel angular speed per module, rad/s (forward rolling positive)."""
+        return self._speed[: self._n]
+
+    @wheel_speed.setter
+    def wheel_speed(self, value: Sequence[float]) -> None:
+        self._speed[: self._n] = value
+
+    @property
+    def steer_rate(self) -> np.ndarray:
+        """Azimuth rate per module, rad/s (CCW)."""
+        return self._speed[self._n:]
+
+    @steer_rate.setter
+    def steer_rate(self, value: Sequence[float]) -> None:
+        self._speed[self._n:] = value
+
+    @property
+    def wheel_angle(self) -> np.ndarray:
+        """Cumulative wheel rotation per module, rad."""
+        return self._angle[: self._n]
+
+    @wheel_angle.setter
+    def wheel_angle(self, value: Sequence[float]) -> None:
+        self._angle[: self._n] = value
+
+    @property
+    def steer_angle(self) -> np.ndarray:
+        """Azimuth per module, rad (0 = wheel rolls forward, CCW, not wrapped)."""
+        return self._angle[self._n:]
+
+    @steer_angle.setter
+    def steer_angle(self, value: Sequence[float]) -> None:
+        self._angle[self._n:] = value
+
+    @property
+    def drive_currents(self) -> np.ndarray:
+        """Average stator current of each drive group over the last substep, A."""
+        return self._current[: self._n]
+
+    @property
+    def steer_currents(self) -> np.ndarray:
+        """Average stator current of each steer group over the last substep, A."""
+        return self._current[self._n:]
+
+    # --- life cycle -------------------------------------------------------------------------
+
+    def reset(self, x: float, y: float, heading: float,
+              steer_angles: Sequence[float] | None = None) -> None:
+        """Place the robot at rest at (x, y) m facing ``heading`` rad; wheels at rest and at
+        angle 0, modules at ``steer_angles`` rad (default 0: all forward)."""
+        self._reset_chassis(x, y, heading)
+        self._speed[:] = 0.0
+        self._angle[:] = 0.0
+        self._current[:] = 0.0
+        if steer_angles is not None:
+            if len(steer_angles) != self._n:
+                raise ValueError(f"expected {self._n} steer angles, got {len(steer_angles)}")
+            self._angle[self._n:] = steer_angles
+
+    def drive_motor_speeds(self) -> np.ndarray:
+        """Drive motor shaft speed per module, rad/s."""
+        return self._speed[: self._n] * self._motors.gearing[: self._n]
+
+    def steer_motor_speeds(self) -> np.ndarray:
+        """Steer motor shaft speed per module, rad/s."""
+        return self._speed[self._n:] * self._motors.gearing[self._n:]
+
+    def module_states(self) -> list[tuple[float, float]]:
+        """(speed m/s, angle rad) per module as the wheel measures it: rim speed r·ω."""
+        n = self._n
+        return list(zip((self._radius * self._speed[:n]).tolist(), self._angle[n:].tolist(),
+                        strict=True))
+
+    def module_positions(self) -> list[tuple[float, float]]:
+        """(distance m, angle rad) per module: r·(cumulative wheel angle), steer angle."""
+        n = self._n
+        return list(zip((self._radius * self._angle[:n]).tolist(), self._angle[n:].tolist(),
+                        strict=True))
+
+    # --- the substep ------------------------------------------------------------------------
+
+    def _constants(self, h: float, drive_coast: Sequence[bool] | None,
+                   steer_coast: Sequence[bool] | None) -> _Constants:
+        n = self._n
+        if drive_coast is None and steer_coast is None:
+            key: object = h
+        else:
+            key = (h, None if drive_coast is None else tuple(bool(c) for c in drive_coast),
+                   None if steer_coast is None else tuple(bool(c) for c in steer_coast))
+        found = self._cache.get(key)
+        if found is not None:
+            return found
+        if not h > 0:
+            raise ValueError(f"step h must be > 0 s, got {h}")
+        coast = np.zeros(2 * n, dtype=bool)
+        for offset, flags in ((0, drive_coast), (n, steer_coast)):
+            if flags is not None:
+                if len(flags) != n:
+                    raise ValueError(f"expected {n} coast flags, got {len(flags)}")
+                coast[offset:offset + n] = [bool(f) for f in flags]
+        ms = self._motors.discretize(h, coast)
+        drive = np.arange(n)
+        along = 2 * drive
+        r = self._radius
+        compliance = np.full(2 * n, SCRUB_COMPLIANCE / self.mass)
+        compliance[along] = r * r * ms.mobility[:n]
+        target = np.zeros((2 * n, 2 * n))
+        target[along, drive] = r
+        kick = np.zeros((2 * n, 2 * n))
+        kick[drive, along] = -ms.mobility[:n] * r
+        # I = scale·(J·Δω + r·P) with Δω = (free change) − mobility·r·P.
+        inertia = self._motors.inertia
+        current_kick = np.zeros((2 * n, 2 * n))
+        current_kick[drive, along] = ms.current_scale[:n] * r
+        is_steer = np.arange(2 * n) >= n
+        const = _Constants(
+            alpha=ms.alpha, gain=ms.gain,
+            angle_speed=np.where(is_steer, ms.pos_speed, 0.0),
+            angle_volt=np.where(is_steer, ms.pos_volt, 0.0),
+            wheel_h=np.where(is_steer, 0.0, h),
+            compliance=np.diag(compliance), target=target, kick=kick,
+            current_speed=ms.current_scale * inertia,
+            current_kick=current_kick,
+            limit=self._friction_limit(h),
+        )
+        if len(self._cache) > 32:
+            self._cache.clear()
+        self._cache[key] = const
+        return const
+
+    def step(self, h: float, drive_volts: Sequence[float], steer_volts: Sequence[float],
+             drive_coast: Sequence[bool] | None = None,
+             steer_coast: Sequence[bool] | None = None) -> None:
+        """Advance ``h`` seconds with constant motor voltages (V, per module).
+
+        drive_coast / steer_coast: per module, the group's windings are open (no torque, no
+        current, no back-EMF braking); its voltage is ignored.
+        """
+        n = self._n
+        if len(drive_volts) != n or len(steer_volts) != n:
+            raise ValueError(f"expected {n} drive and {n} steer voltages")
+        k = self._constants(h, drive_coast, steer_coast)
+        volts = self._volts
+        volts[:n] = drive_volts
+        volts[n:] = steer_volts
+        w0 = self._speed
+        angle = self._angle
+        angle += k.angle_speed * w0 + k.angle_volt * volts  # steer azimuths, exact
+        w = k.alpha * w0 + k.gain * volts  # end speeds if the ground pushed nothing
+        cs = self._cos_sin
+        np.cos(angle[n:], out=cs[:, 0, 0])
+        np.sin(angle[n:], out=cs[:, 0, 1])
+        js = np.matmul(cs, self._basis).reshape(2 * n, 3)
+        u = self._rotated_momentum(h)
+        p, self.slipping = solve_contacts(js @ js.T + k.compliance, k.target @ w - js @ u,
+                                          k.limit, 2)
+        self._advance(h, u + p @ js)
+        w += k.kick @ p
+        self._current = k.current_speed * (w - w0) + k.current_kick @ p
+        self._speed = w
+        angle += k.wheel_h * w
+
+
+_KINEMATICS = {
+    2: SwerveDrive2Kinematics,
+    3: SwerveDrive3Kinematics,
+    4: SwerveDrive4Kinematics,
+    6: SwerveDrive6Kinematics,
+}
+
+
+class KinematicSwerve:
+    """Swerve with speeds proportional to duty cycles (the cheap level, pyfrc-style).
+
+    locations: (x, y) m per module, body frame. max_speed: module speed at full duty, m/s.
+    max_steer_rate: azimuth rate at full duty, rad/s. wheel_radius: m (for wheel_speed and
+    wheel_angle). deadzone: pyfrc ``linear_deadzone`` width applied to the drive duties (0..1).
+    drive_gearing, steer_gearing: motor turns per wheel / module turn (for the motor speeds).
+    Duties are used as given (not clamped). Same state attributes and readouts as
+    :class:`SwerveDrive`; currents are reported as 0.
+    """
+
+    def __init__(self, locations: Sequence[tuple[float, float]], max_speed: float,
+                 max_steer_rate: float, wheel_radius: float = 0.0508, deadzone: float = 0.0,
+                 drive_gearing: float = 1.0, steer_gearing: float = 1.0):
+        n = len(locations)
+        if n not in _KINEMATICS:
+            raise ValueError(f"wpimath has swerve kinematics for 2, 3, 4 or 6 modules, not {n}")
+        if not wheel_radius > 0:
+            raise ValueError("wheel_radius must be > 0")
+        self._n = n
+        self.kinematics = _KINEMATICS[n](*(Translation2d(x, y) for x, y in locations))
+        self.max_speed = float(max_speed)
+        self.max_steer_rate = float(max_steer_rate)
+        self.wheel_radius = float(wheel_radius)
+        self.deadzone = float(deadzone)
+        self.drive_gearing = float(drive_gearing)
+        self.steer_gearing = float(steer_gearing)
+        self.drive_currents = np.zeros(n)
+        self.steer_currents = np.zeros(n)
+        self.reset(0.0, 0.0, 0.0)
+
+    def reset(self, x: float, y: float, heading: float,
+              steer_angles: Sequence[float] | None = None) -> None:
+        """Place the robot at rest at (x, y) m facing ``heading`` rad, modules at
+        ``steer_angles`` rad (default 0)."""
+        n = self._n
+        self.x, self.y, self.heading = float(x), float(y), float(heading)
+        self.vx = self.vy = self.omega = 0.0
+        self.wheel_speed = np.zeros(n)
+        self.wheel_angle = np.zeros(n)
+        self.steer_rate = np.zeros(n)
+        self.steer_angle = np.zeros(n) if steer_angles is None else np.array(
+            steer_angles, dtype=float)
+        if self.steer_angle.shape != (n,):
+            raise ValueError(f"expected {n} steer angles")
+        self.slipping = np.zeros(n, dtype=bool)
+
+    def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:
+        """Impose a body-frame velocity (m/s, m/s, rad/s); the next step overrides it."""
+        self.vx, self.vy, self.omega = float(vx), float(vy), float(omega)
+
+    def drive_motor_speeds(self) -> np.ndarray:
+        """Drive motor shaft speed per module, rad/s."""
+        return self.wheel_speed * self.drive_gearing
+
+    def steer_motor_speeds(self) -> np.ndarray:
+        """Steer motor shaft speed per module, rad/s."""
+        return self.steer_rate * self.steer_gearing
+
+    def module_states(self) -> list[tuple[float, float]]:
+        """(speed m/s, angle rad) per module."""
+        return list(zip((self.wheel_speed * self.wheel_radius).tolist(),
+                        self.steer_angle.tolist(), strict=True))
+
+    def module_positions(self) -> list[tuple[float, float]]:
+        """(distance m, angle rad) per module."""
+        return list(zip((self.wheel_angle * self.wheel_radius).tolist(),
+                        self.steer_angle.tolist(), strict=True))
+
+    def step(self, h: float, drive_duties: Sequence[float],
+             steer_duties: Sequence[float]) -> None:
+        """Advance ``h`` seconds: azimuths turn at duty·max_steer_rate, then modules run at
+        deadzone(duty)·max_speed along their end-of-step angles; the chassis follows wpimath's
+        forward kinematics and moves by the pose exponential of that twist (as odometry does)."""
+        n = self._n
+        if len(drive_duties) != n or len(steer_duties) != n:
+            raise ValueError(f"expected {n} drive and {n} steer duties")
+        if not h > 0:
+            raise ValueError(f"step h must be > 0 s, got {h}")
+        self.steer_rate = np.array(steer_duties, dtype=float) * self.max_steer_rate
+        self.steer_angle = self.steer_angle + self.steer_rate * h
+        speeds = [linear_deadzone(float(d), self.deadzone) * self.max_speed
+                  for d in drive_duties]
+        states = tuple(SwerveModuleState(v, Rotation2d(a))
+                       for v, a in zip(speeds, self.steer_angle.tolist(), strict=True))
+        chassis = self.kinematics.toChassisSpeeds(states)
+        self.vx, self.vy, self.omega = chassis.vx, chassis.vy, chassis.omega
+        self.wheel_speed = np.array(speeds) / self.wheel_radius
+        self.wheel_angle = self.wheel_angle + self.wheel_speed * h
+        self.x, self.y, self.heading = pose_exp(self.x, self.y, self.heading, self.vx * h,
+                                                self.vy * h, self.omega * h)

@@ -1,0 +1,320 @@
+"""Tire contact and chassis dynamics shared by the holonomic drivetrains (swerve, mecanum).
+
+A drivetrain is a planar rigid body (mass m kg, yaw inertia J kg·m²) standing on wheels. Each
+wheel is an inertia driven by DC motors through a gearing (:class:`GearedMotors`), and touches
+the carpet at a contact whose impulse obeys a Coulomb limit. One substep of ``h`` seconds:
+
+1. The body-frame velocity of the free body is rotated by ``-omega·h`` (the body frame turns
+   under it), so a spinning robot that slides with no grip keeps a straight course in the field.
+2. Every motor-driven inertia advances exactly under its constant voltage and a constant
+   ground force (exponential Euler; :meth:`GearedMotors.discretize`). Its end speed is then
+   affine in the unknown ground impulse: ``ω' = ω_free − mobility·r·P``.
+3. The contacts are solved at velocity level (:func:`solve_contacts`): find impulses ``P``
+   such that after the step the contact-point velocity equals the rim velocity along each
+   constrained direction. With the contact Jacobian ``J`` (rows × 3, body twist → contact
+   velocity component) and ``M⁻¹ = diag(1/m, 1/m, 1/J)``::
+
+       (J M⁻¹ Jᵀ + D) P = target − J v          D = diag(r²·mobility (wheel rows), ε (scrub))
+
+   which is one linear solve. A contact whose impulse exceeds ``μ·N·h`` (N = m·g / wheels)
+   slides: its impulse is set to ``μ·N·h`` in the direction found and the others are solved
+   again, until no remaining contact exceeds its limit (an active-set pass).
+4. The pose advances by the pose exponential of the end-of-step body twist, as WPILib odometry
+   does with module deltas; when nothing slides, odometry fed every substep reproduces the pose.
+
+The impulse of the sticking solution minimises ``Φ(P) = ½ P·A P − rhs·P``, a kinetic-energy-like
+function whose gradient is the constraint violation, so the sticking step never adds energy.
+For sliding contacts the scaled impulses are checked against ``Φ(0)`` and shrunk along their ray
+if needed (this guard has not been seen to trigger in practice): a coasting or braking robot
+never gains energy.
+
+Swerve modules have two rows each (along and across the wheel, so lateral scrub is per module);
+four or more modules make the across rows redundant (statically indeterminate: one internal
+"squeeze" of the lateral forces does not move the robot). A tiny compliance ``ε = 1e-9/m`` on
+those rows picks the squeeze of least Σ P² and keeps the matrix regular; it bends the
+constraints by ``ε·P`` (≈1e-11 m/s).
+
+Typical friction coefficients are in :data:`WHEEL_FRICTION`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from simserver.models.differential import GRAVITY
+from simserver.models.motor import MotorSpec
+
+#: Typical static friction coefficients of FRC wheels on field carpet (dimensionless).
+#: Planning values, not measurements: vendor pages and teams' tables give 1.19 for AndyMark blue
+#: nitrile roughtop, about 1.0 for Colson Performa and 0.7 (static) / 0.6 (kinetic) for AndyMark
+#: mecanum rollers, while maple-sim uses 1.54 (blue nitrile), 1.43 (SDS MK4 neoprene) and 0.90
+#: (Colson). Carpet differs between venues and wears, and tread is directional (Team 159's tilt
+#: tests, Chief Delphi 2018): expect ±20 %, and measure yours (a fish scale on a loaded robot).
+WHEEL_FRICTION: dict[str, float] = {
+    "colson": 1.0,
+    "blue_nitrile": 1.2,
+    "neoprene": 1.3,
+    "mecanum": 0.7,
+}
+
+#: Compliance of the lateral (scrub) rows, times the mass: picks the least-squares internal
+#: squeeze of redundant swerve modules. m/s per N·s, times kg.
+SCRUB_COMPLIANCE = 1e-9
+
+
+def wheel_inertia_estimate(wheel_radius: float, wheel_mass: float, rotor_inertia: float = 0.0,
+                           gearing: float = 1.0, motor_count: int = 1) -> float:
+    """Inertia felt at a wheel, kg·m²: a uniform disc ``m·r²/2`` plus the motors' rotors
+    reflected through the gearing, ``count·G²·J_rotor``.
+
+    wheel_radius: m. wheel_mass: kg. rotor_inertia: kg·m² per motor (from the vendor; the
+    rotors usually dominate, 0 ignores them). gearing: motor turns per wheel turn.
+    """
+    return 0.5 * wheel_mass * wheel_radius**2 + motor_count * gearing**2 * rotor_inertia
+
+
+def pose_exp(x: float, y: float, heading: float, dx: float, dy: float,
+             dtheta: float) -> tuple[float, float, float]:
+    """Apply a body-frame twist (dx m, dy m, dtheta rad) to a field pose as ``Pose2d.exp`` does.
+
+    Returns (x m, y m, heading rad). Uses ``(1 − cos θ)/θ = 2·sin²(θ/2)/θ``, free of the
+    cancellation of the textbook form at small angles.
+    """
+    if abs(dtheta) < 1e-9:
+        s, c = 1.0 - dtheta * dtheta / 6.0, 0.5 * dtheta
+    else:
+        half = math.sin(0.5 * dtheta)
+        s, c = math.sin(dtheta) / dtheta, 2.0 * half * half / dtheta
+    bx, by = dx * s - dy * c, dx * c + dy * s
+    ch, sh = math.cos(heading), math.sin(heading)
+    return x + bx * ch - by * sh, y + bx * sh + by * ch, heading + dtheta
+
+
+@dataclass(frozen=True)
+class MotorStep:
+    """Exact one-substep map of a group of geared inertias, per element (arrays of one length).
+
+    Under a constant voltage V and a constant load angular impulse L (N·m·s, here r·P):
+
+        ω'  = alpha·ω + gain·V − mobility·L                      rad/s
+        Δθ  = pos_speed·ω + pos_volt·V                           rad (exact when L = 0)
+        I   = (inertia·(ω' − ω) + L) · current_scale              A, time average of all motors
+
+    A coasting element (open windings) has alpha = 1, gain = pos_volt = current_scale = 0.
+    """
+
+    alpha: np.ndarray  # 1
+    gain: np.ndarray  # rad/s per V
+    mobility: np.ndarray  # rad/s per N·m·s (1/kg·m²)
+    pos_speed: np.ndarray  # s
+    pos_volt: np.ndarray  # rad per V
+    current_scale: np.ndarray  # A per N·m·s
+
+
+class GearedMotors:
+    """Like elements, each an inertia turned by ``count`` identical DC motors through a gearing.
+
+    Per element: ``J·dω/dt = c·V − b·ω − τ_load`` with ``c = n·G·Kt/R`` (N·m/V) and
+    ``b = n·G²·Kt/(R·Kv)`` (N·m·s/rad), ω the speed of the driven inertia (rad/s).
+    Arrays are in element order; construction checks the shapes once.
+    """
+
+    def __init__(self, motors: Sequence[MotorSpec], counts: Sequence[int],
+                 gearings: Sequence[float], inertias: Sequence[float]):
+        if not len(motors) == len(counts) == len(gearings) == len(inertias):
+            raise ValueError("motors, counts, gearings and inertias must have one length")
+        for n, g, j in zip(counts, gearings, inertias, strict=True):
+            if n < 1 or not g > 0 or not j > 0:
+                raise ValueError("motor counts must be ≥ 1, gearings and inertias > 0")
+        n = np.array(counts, dtype=float)
+        g = np.array(gearings, dtype=float)
+        kt = np.array([m.kt for m in motors])
+        r = np.array([m.R for m in motors])
+        kv = np.array([m.kv for m in motors])
+        self.gearing = g
+        self.inertia = np.array(inertias, dtype=float)  # kg·m²
+        self.torque_per_volt = n * g * kt / r  # N·m/V
+        self.damping = n * g * g * kt / (r * kv)  # N·m·s/rad
+        self.speed_per_volt = kv / g  # rad/s per V (free speed at the load)
+        self.torque_per_amp = g * kt  # N·m per A of the group's total current
+
+    def discretize(self, h: float, coast: np.ndarray) -> MotorStep:
+        """Exact coefficients for a substep of ``h`` s; ``coast``: bool per element."""
+        powered = ~coast
+        x = np.where(powered, self.damping * h / self.inertia, 0.0)
+        # phi1(x) = (1 − e^−x)/x, with its series where the division loses digits.
+        phi1 = np.where(x > 1e-6, -np.expm1(-x) / np.where(x > 1e-6, x, 1.0),
+                        1.0 - x * (0.5 - x / 6.0))
+        alpha = np.exp(-x)
+        spv = np.where(powered, self.speed_per_volt, 0.0)
+        return MotorStep(
+            alpha=alpha,
+            gain=(1.0 - alpha) * spv,
+            mobility=phi1 / self.inertia,
+            pos_speed=h * phi1,
+            pos_volt=h * (1.0 - phi1) * spv,
+            current_scale=np.where(powered, 1.0 / (h * self.torque_per_amp), 0.0),
+        )
+
+
+#: Damped re-solves of the sliding contacts per substep (see solve_contacts), and the relative
+#: error of |P_i| against μ·N·h at which they stop early.
+SLIDE_ITERATIONS = 3
+SLIDE_TOLERANCE = 1e-6
+
+
+def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_contact: int,
+                   a_inv: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Contact impulses with a Coulomb limit per contact (velocity level, one substep).
+
+    a: rows × rows, symmetric positive definite (J M⁻¹ Jᵀ + D). rhs: rows, the constraint
+    violation the impulses must remove (m/s). limit: per contact, μ·N·h (N·s).
+    rows_per_contact: 1 (mecanum roller normal) or 2 (swerve: along, across); rows of contact i
+    are ``i·k .. i·k+k−1``. a_inv: the inverse of ``a`` when the caller has it cached.
+
+    Returns (impulse per row, N·s; sliding mask per contact).
+
+    1. Solve every contact as sticking. If no impulse exceeds its limit, that is the answer
+       and every row holds exactly.
+    2. Otherwise solve ``(A + K) P = rhs`` with ``K = diag(κ_i)`` on the sliding contacts: the
+       slip velocity left after the step, ``(A P − rhs)_i = −κ_i P_i``, then opposes the
+       friction impulse (Coulomb, maximal dissipation). ``κ_i`` is adjusted so that
+       ``|P_i| = limit_i`` (a secular-equation update per contact from the Rayleigh quotient of
+       its block, at most SLIDE_ITERATIONS damped solves); a contact whose κ reaches 0 sticks
+       again, a sticking one over its limit starts to slide.
+    3. Sliding impulses are set to exactly ``limit`` in the direction found and the sticking
+       contacts re-solved given them (repeated if one of them then exceeds its limit).
+    4. Energy guard (module docstring).
+
+    Step 2 replaces scaling the sticking impulses onto the friction circle: with redundant
+    contacts those can be dominated by internal forces that cancel in the net force, and scaled
+    one by one they push in arbitrary directions (and can add energy).
+    """
+    k = rows_per_contact
+    p = a_inv @ rhs if a_inv is not None else np.linalg.solve(a, rhs)
+    mag = np.abs(p) if k == 1 else np.hypot(p[0::2], p[1::2])
+    ratio = mag / limit
+    if float(ratio.max()) <= 1.0:
+        return p, ratio > 1.0
+    # Per-contact diagonal blocks of A, for the Rayleigh quotient P_i·A_ii·P_i / |P_i|².
+    diag = a.diagonal()
+    if k == 2:
+        a11, a12, a22 = diag[0::2], a.diagonal(1)[0::2], diag[1::2]
+    stride = a.shape[0] + 1
+    kappa = np.zeros_like(limit)
+    for it in range(SLIDE_ITERATIONS + 1):
+        if it:
+            damped = a.copy()
+            damped.flat[::stride] += kappa if k == 1 else np.repeat(kappa, k)
+            p = np.linalg.solve(damped, rhs)
+            mag = np.abs(p) if k == 1 else np.hypot(p[0::2], p[1::2])
+            ratio = mag / limit
+        sliding = kappa > 0.0
+        if it:
+            err = float(np.abs(np.where(sliding, ratio - 1.0, np.maximum(ratio - 1.0, 0.0))).max())
+            if it == SLIDE_ITERATIONS or err <= SLIDE_TOLERANCE:
+                break
+        if k == 1:
+            ray = diag
+        else:
+            p0, p1 = p[0::2], p[1::2]
+            ray = (a11 * p0 * p0 + 2.0 * a12 * p0 * p1 + a22 * p1 * p1) / (mag * mag + 1e-300)
+        # |P_i| ∝ 1/(ray_i + κ_i) locally: choose κ_i that brings it to the limit.
+        kappa = np.maximum(0.0, (ray + kappa) * ratio - ray)
+        kappa = np.where(sliding | (ratio > 1.0), kappa, 0.0)
+    # Exactly on the friction circle; the sticking contacts exact given the sliding ones.
+    while True:
+        scale = np.where(sliding, 1.0 / ratio, 0.0)
+        fixed = p * (scale if k == 1 else np.repeat(scale, k))
+        if False not in sliding.tolist():
+            p = fixed
+            break
+        free = ~sliding if k == 1 else np.repeat(~sliding, k)
+        a_free = a[free]
+        p = fixed.copy()
+        p[free] = np.linalg.solve(a_free[:, free], rhs[free] - a_free @ fixed)
+        mag = np.abs(p) if k == 1 else np.hypot(p[0::2], p[1::2])
+        ratio = mag / limit
+        over = (ratio > 1.0) & ~sliding
+        if True not in over.tolist():
+            break
+        sliding = sliding | over
+    # Energy guard: Φ(P) − Φ(0) = ½ P·A P − rhs·P must not be positive.
+    quad = float(p @ a @ p)
+    lin = float(rhs @ p)
+    if 0.5 * quad > lin:
+        p = p * (max(0.0, lin / quad) if quad > 0.0 else 0.0)
+    return p, sliding
+
+
+class PlanarChassis:
+    """The rigid chassis of a holonomic drivetrain: pose, body velocity and tire contacts.
+
+    State (floats): x, y m and heading rad in the field frame (WPILib: x forward, y left, CCW);
+    vx, vy m/s and omega rad/s in the body frame. ``slipping``: bool per contact, whether it
+    slid in the last substep. Subclasses supply the wheels (see swerve.py, mecanum.py).
+
+    Internally the chassis velocity is handled in mass-scaled form ``u = (√m·vx, √m·vy,
+    √J·omega)``, so that with the scaled contact Jacobian ``Js = J·M^-½`` the contact matrix is
+    ``Js·Jsᵀ + D`` and an impulse P changes u by ``Jsᵀ·P``.
+    """
+
+    def __init__(self, mass: float, moment_of_inertia: float, friction: float,
+                 contacts: int, rows_per_contact: int):
+        if not mass > 0 or not moment_of_inertia > 0:
+            raise ValueError("mass and moment_of_inertia must be > 0")
+        if not friction >= 0:
+            raise ValueError("friction must be ≥ 0")
+        self.mass = float(mass)
+        self.moment_of_inertia = float(moment_of_inertia)
+        self.friction = float(friction)
+        self._rows_per_contact = rows_per_contact
+        self._sqrt_m = math.sqrt(self.mass)
+        self._sqrt_j = math.sqrt(self.moment_of_inertia)
+        self._normal = self.mass * GRAVITY / contacts  # N per contact
+        self.x = self.y = self.heading = 0.0
+        self.vx = self.vy = self.omega = 0.0
+        self.slipping = np.zeros(contacts, dtype=bool)
+
+    def _reset_chassis(self, x: float, y: float, heading: float) -> None:
+        self.x, self.y, self.heading = float(x), float(y), float(heading)
+        self.vx = self.vy = self.omega = 0.0
+        self.slipping = np.zeros_like(self.slipping)
+
+    def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:
+        """Impose a body-frame velocity (m/s, m/s, rad/s), e.g. after a collision impulse.
+        Wheels keep spinning; the next substep's contacts resolve any slip."""
+        self.vx, self.vy, self.omega = float(vx), float(vy), float(omega)
+
+    def _friction_limit(self, h: float) -> np.ndarray:
+        """μ·N·h per contact, N·s."""
+        return np.full(self.slipping.shape, self.friction * self._normal * h)
+
+    def _scaled_jacobian(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per wheel at (x, y) m, the scaled Jacobian rows of the contact velocity components
+        along body x and body y: (rows for x, rows for y), each wheels × 3."""
+        im, ij = 1.0 / self._sqrt_m, 1.0 / self._sqrt_j
+        zero = np.zeros_like(x)
+        along_x = np.stack([zero + im, zero, -y * ij], axis=1)
+        along_y = np.stack([zero, zero + im, x * ij], axis=1)
+        return along_x, along_y
+
+    def _rotated_momentum(self, h: float) -> np.ndarray:
+        """The scaled velocity u after the body frame turned by omega·h under it."""
+        wh = self.omega * h
+        c, s = math.cos(wh), math.sin(wh)
+        vx, vy = self.vx, self.vy
+        return np.array((self._sqrt_m * (c * vx + s * vy), self._sqrt_m * (c * vy - s * vx),
+                         self._sqrt_j * self.omega))
+
+    def _advance(self, h: float, u: np.ndarray) -> None:
+        """Take the end-of-step scaled velocity u and move along its twist for h seconds."""
+        ux, uy, uw = u.tolist()
+        vx, vy, omega = ux / self._sqrt_m, uy / self._sqrt_m, uw / self._sqrt_j
+        self.vx, self.vy, self.omega = vx, vy, omega
+        self.x, self.y, self.heading = pose_exp(self.x, self.y, self.heading,
+                                                vx * h, vy * h, omega * h)

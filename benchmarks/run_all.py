@@ -1,5 +1,6 @@
 """Run every benchmark: throughput of the physics core, latency over NetworkTables,
-real-time pacing, and lock-step with a real robot program (which binds port 5810).
+real-time pacing, lock-step with a real robot program (which binds port 5810), and the cost
+of a camera frame against photonlibpy's simulation.
 
 Each benchmark prints its figures next to a reference measured in the same run (WPILib's
 drivetrain model; an NT echo process). The figures are information, not pass/fail: the exit
@@ -24,23 +25,25 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks import latency, lockstep, pacing, throughput
+    from benchmarks import latency, lockstep, pacing, throughput, vision
     from benchmarks._common import machine_info, machine_line
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import latency  # type: ignore
     import lockstep  # type: ignore
     import pacing  # type: ignore
     import throughput  # type: ignore
+    import vision  # type: ignore
     from _common import machine_info, machine_line  # type: ignore
 
 FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0,
-        "lockstep": 60.0}
+        "lockstep": 60.0, "vision_poses": 200}
 QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0,
-         "lockstep": 10.0}
+         "lockstep": 10.0, "vision_poses": 50}
 
 
 def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
-                    pace: dict | None = None, lock: dict | None = None) -> str:
+                    pace: dict | None = None, lock: dict | None = None,
+                    vis: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, both sections."""
     lines = [
         "# simserver benchmark figures",
@@ -67,6 +70,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
     if lock is not None:
         lines += ["## Lock-step with a robot program", "",
                   lockstep.format_markdown(lock).rstrip(), ""]
+    if vis is not None:
+        lines += ["## Vision", "", vision.format_markdown(vis).rstrip(), ""]
     return "\n".join(lines)
 
 
@@ -96,11 +101,14 @@ def main(argv: list[str] | None = None) -> int:
     print(flush=True)
     lock = lockstep.measure_lockstep(p["lockstep"])
     print(lockstep.format_table(lock), flush=True)
+    print(flush=True)
+    vis = vision.measure_vision(int(p["vision_poses"]), int(p["repeats"]))
+    print(vision.format_table(vis), flush=True)
     elapsed = time.perf_counter() - start
     print(f"\nTotal: {elapsed:.0f} s")
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock),
+        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis),
                                encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

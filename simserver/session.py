@@ -397,6 +397,10 @@ class Session:
                     world.set_solenoid(name, on)
                 mode = values.get(topics.ROBOT_MODE)
                 self._note_mode(mode if mode in topics.MODES else None)
+                robot_time = message.get("time")
+                if self.nt is not None and isinstance(robot_time, (int, float)) and \
+                        math.isfinite(robot_time):
+                    self.nt.clock = (world.time, float(robot_time))
                 self._apply_script()
                 if self._done():
                     why = "duration reached"

@@ -23,11 +23,13 @@ import numpy as np
 
 from simserver.config.loader import motor_mechanisms
 from simserver.config.model import Config, EncoderConfig, FieldConfig, SwitchConfig
+from simserver.config.vision import camera_specs
 from simserver.fieldelements import season_obstacles
 from simserver.fieldinfo import field_size
 from simserver.holonomic import Holonomic
 from simserver.models.api import Drawing, Model
 from simserver.models.battery import Battery, Source
+from simserver.models.camera import Frame, VisionSystem
 from simserver.models.collision import Obstacles, outline
 from simserver.models.controller import MotorController
 from simserver.models.differential import DifferentialDrive, Electrical
@@ -60,7 +62,8 @@ class Snapshot:
     obstacle_hits and robot_hits count contacts with field elements and other robots the
     same way. wheel_speeds: rim speed of each wheel (tank: left, right). chassis_speeds:
     robot-frame (vx, vy, omega). modules: swerve module states (speed m/s, angle rad) as the
-    wheels measure them, in config order."""
+    wheels measure them, in config order. frames: camera frames delivered during the last
+    tick, in delivery order."""
 
     time: float
     x: float
@@ -91,6 +94,7 @@ class Snapshot:
     robot_hits: int = 0
     chassis_speeds: tuple[float, float, float] = (0.0, 0.0, 0.0)
     modules: tuple[tuple[float, float], ...] = ()
+    frames: tuple[Frame, ...] = ()
 
 
 log = logging.getLogger("simserver.world")
@@ -178,6 +182,13 @@ class World:
             for name, cyl in cfg.cylinders.items():
                 self.pneumatics.add_cylinder(name, cyl.bore, cyl.stroke, cyl.rod_diameter,
                                              cyl.double_acting, cyl.extend_time)
+        self.vision: VisionSystem | None = None
+        if cfg.cameras:
+            self.vision = VisionSystem(
+                camera_specs(cfg.cameras), cfg.vision.all_fiducials(cfg.field.season),
+                cfg.vision.bearing_targets(), self.obstacles.obstacles,
+                rng=self._rng.spawn(1)[0])
+        self.frames: tuple[Frame, ...] = ()
         self.substep = cfg.sim.substep
         self.motors = {name: 0.0 for name in cfg.motors}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
@@ -226,6 +237,9 @@ class World:
         self.failed: dict[str, str] = {}
         for mech in self.mechanisms.values():
             mech.reset()
+        if self.vision is not None:
+            self.vision.reset()
+        self.frames = ()
         self._joint_zero = {n: 0.0 for n in (*self._enc_mech, *self._enc_holo)}
         self._joint_zero = {n: self._encoder_joint(n)[0] for n in self._joint_zero}
         self.compressor_current = 0.0
@@ -482,6 +496,8 @@ class World:
             self.holo.end_tick(self)
         _, _, heading = self.pose
         self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)
+        if self.vision is not None:
+            self.frames = tuple(self.vision.update(self.time, self.pose))
 
     def _build_mechanism(self, name: str, type_name: str, config: Any) -> Model:
         path = f"mechanisms.{name}"
@@ -632,5 +648,5 @@ class World:
                 {n: self.pneumatics.extension(n) for n in self.cfg.cylinders}),
             wall_hits=self.wall_hits, touching_wall=self.touching_wall,
             obstacle_hits=self.obstacle_hits, robot_hits=self.robot_hits,
-            chassis_speeds=self.chassis_speeds, modules=modules,
+            chassis_speeds=self.chassis_speeds, modules=modules, frames=self.frames,
         )

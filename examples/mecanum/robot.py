@@ -72,8 +72,10 @@ class Robot(wpilib.TimedRobot):
         return self.gyro.getRotation2d()  # CCW positive (the ADXRS450 reads clockwise)
 
     def positions(self) -> MecanumDriveWheelPositions:
-        fl, fr, rl, rr = (e.getDistance() for e in self.encoders)
-        return MecanumDriveWheelPositions(fl, fr, rl, rr)
+        positions = MecanumDriveWheelPositions()
+        (positions.frontLeft, positions.frontRight, positions.rearLeft,
+         positions.rearRight) = (e.getDistance() for e in self.encoders)
+        return positions
 
     def robotPeriodic(self) -> None:
         self.field.setRobotPose(self.odometry.update(self.heading(), self.positions()))

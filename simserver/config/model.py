@@ -31,6 +31,7 @@ from simserver.config.fields import (
     text,
 )
 from simserver.config.hal import HalAddress
+from simserver.config.vision import CameraConfig, VisionConfig
 
 SEASONS = ("2022", "2023", "2024", "2025", "2026")
 FIDELITIES = ("kinematic", "characterized", "physical")
@@ -450,6 +451,9 @@ class Config:
     mechanisms: dict[str, MechanismSection] = models(
         "mechanism", "Mechanisms by name, each with `type` naming a model type.")
     bridge: BridgeConfig = section(BridgeConfig, "The robot-side bridge and lock-step.")
+    cameras: dict[str, CameraConfig] = table(
+        "Cameras on the robot by name (PhotonVision and/or Limelight topics).")
+    vision: VisionConfig = section(VisionConfig, "What the cameras can see.")
     robots: dict[str, OtherRobotConfig] = table(
         "Other robots on the field by name (opponents, partners, obstacles that move).")
     others: dict[str, Config] | None = derived(

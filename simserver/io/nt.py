@@ -34,9 +34,12 @@ from wpimath.geometry import Pose2d
 from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver.config.model import Config
+from simserver.fieldinfo import field_size
 from simserver.io import topics
 from simserver.io.field2d import Field2dPublisher
+from simserver.io.limelight import LimelightPublisher
 from simserver.io.mechanism2d import Mechanism2dPublisher
+from simserver.io.photonvision import PhotonVisionPublisher
 from simserver.io.validation import InputValidator
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
@@ -189,10 +192,12 @@ class NtAdapter:
                      if spec.direction == "out" and spec.name not in commands
                      and spec.type in _SETTER_TYPES and spec.name != topics.HEARTBEAT
                      and spec.name.startswith(topics.PREFIX)
-                     and not spec.name.startswith(f"{topics.PREFIX}/mechanisms/")}
+                     and not spec.name.startswith(f"{topics.PREFIX}/mechanisms/")
+                     and not spec.name.startswith(f"{topics.PREFIX}/vision/")}
         self._heartbeat = inst.getIntegerTopic(self._topic(topics.HEARTBEAT)).publish(HEARTBEAT)
         self._beats = 0
         self._field = field
+        self._make_cameras()
         self._mech: dict[str, dict[str, Callable[[Any], None]]] = {}
         self._drawings: dict[str, Mechanism2dPublisher] = {}
         reg = registry()
@@ -201,6 +206,55 @@ class NtAdapter:
             if mt is None:
                 continue
             self._mech[name] = {o.name: self._mechanism_setter(name, o) for o in mt.outputs}
+
+    def _make_cameras(self) -> None:
+        """PhotonVision and Limelight publishers per camera (main robot only), and the
+        bearing-target topics."""
+        cfg = self.cfg
+        self.clock: tuple[float, float] | None = None  # (sim s, robot s) when known exactly
+        self._sim_now = 0.0
+        self._cameras: dict[str, list[PhotonVisionPublisher | LimelightPublisher]] = {}
+        self._bearings: dict[tuple[str, str], Callable[[Any], None]] = {}
+        if not self._main:
+            return
+        tags = cfg.vision.all_fiducials(cfg.field.season)
+        field = field_size(cfg.field.season)
+        size = (cfg.field.length or field[0], cfg.field.width or field[1])
+        for name, cam in cfg.cameras.items():
+            spec = cam.spec(name)
+            pubs: list[PhotonVisionPublisher | LimelightPublisher] = []
+            if cam.protocol in ("photonvision", "both"):
+                pubs.append(PhotonVisionPublisher(self.inst, spec, self.robot_time))
+            if cam.protocol in ("limelight", "both"):
+                pubs.append(LimelightPublisher(self.inst, spec, tags, self.robot_time, size))
+            self._cameras[name] = pubs
+            for target in cfg.vision.targets:
+                self._bearings[(name, target)] = self._setter(
+                    topics.bearing_target(name, target), "double[]")
+
+    def robot_time(self, sim_time: float) -> float:
+        """The robot program's NT server time (s) at simulated time ``sim_time``: exact from
+        the lock-step clock, else from ntcore's server time offset (NaN before it is known)."""
+        if self.clock is not None:
+            return self.clock[1] + (sim_time - self.clock[0])
+        offset = self.inst.getServerTimeOffset()
+        if offset is None:
+            return math.nan
+        return (ntcore._now() + offset) * 1e-6 - (self._sim_now - sim_time)
+
+    def _publish_frames(self, snap: Snapshot) -> None:
+        self._sim_now = snap.time
+        for frame in snap.frames:
+            for pub in self._cameras.get(frame.camera, ()):
+                pub.publish(frame)
+            self._field.set_poses(f"{frame.camera} tags", frame.visible_tag_poses())
+            seen = {b.name: b for b in frame.bearings}
+            t = self.robot_time(frame.capture_time)
+            for (cam, target), setter in self._bearings.items():
+                if cam == frame.camera:
+                    b = seen.get(target)
+                    setter([1.0, t, b.offset, b.distance] if b is not None
+                           else [0.0, t, 0.0, 0.0])
 
     def _mechanism_setter(self, mechanism: str, out: OutputSpec) -> Callable[[Any], None]:
         """A function that publishes one declared output of a mechanism."""
@@ -239,6 +293,7 @@ class NtAdapter:
         self._heartbeat.set(self._beats)
         wrapped = math.atan2(math.sin(snap.heading), math.cos(snap.heading))
         self._field.set_poses(self._object, [(snap.x, snap.y, wrapped)])
+        self._publish_frames(snap)
         for mech, drawing in snap.drawings.items() if self._main else ():
             pub = self._drawings.get(mech)
             if pub is None:
@@ -277,6 +332,9 @@ class NtAdapter:
 
     def close(self) -> None:
         """Stop ntcore and release the instance (the main adapter's)."""
+        for pubs in self._cameras.values():
+            for pub in pubs:
+                pub.close()
         if not self._main:
             return
         ntcore.NetworkTableInstance.destroy(self.inst)

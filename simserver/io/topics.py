@@ -179,6 +179,71 @@ def sensor_values(snap: Snapshot) -> dict[str, Any]:
     return out
 
 
+def bearing_target(camera: str, target: str) -> str:
+    """Output: what camera ``camera`` sees of bearing target ``target``."""
+    return f"{PREFIX}/vision/{camera}/{target}"
+
+
+def vision_specs(cameras: dict[str, str], targets: list[str]) -> list[TopicSpec]:
+    """Topics of cameras (name -> protocol) seeing bearing ``targets``."""
+    out: list[TopicSpec] = []
+    for cam, protocol in cameras.items():
+        if protocol in ("photonvision", "both"):
+            base = f"/photonvision/{cam}"
+            out += [
+                TopicSpec(f"{base}/rawBytes", "photonstruct:PhotonPipelineResult:...", "out", "",
+                          "Each frame as PhotonVision publishes it (photonlibpy's "
+                          "PhotonCamera reads it): targets with corners, best and alternate "
+                          "camera-to-target transforms, ambiguity, the multi-tag field-to-"
+                          "camera estimate with 2+ tags, capture/publish time in the robot's "
+                          "time base, sequence id. Topic property `message_uuid`."),
+                TopicSpec(f"{base}/heartbeat", "int", "out", "count", "Frame sequence id."),
+                TopicSpec(f"{base}/latencyMillis", "double", "out", "ms",
+                          "Capture to publication."),
+                TopicSpec(f"{base}/hasTarget", "boolean", "out", "", "A tag is in view."),
+                TopicSpec(f"{base}/targetYaw", "double", "out", "deg", "Best target yaw "
+                          "(right positive, PhotonVision's convention)."),
+                TopicSpec(f"{base}/targetPitch", "double", "out", "deg", "Best target pitch."),
+                TopicSpec(f"{base}/targetArea", "double", "out", "% of image",
+                          "Best target area."),
+                TopicSpec(f"{base}/targetSkew", "double", "out", "deg", "Best target skew (0 "
+                          "for AprilTags)."),
+                TopicSpec(f"{base}/targetPose", "struct:Transform3d", "out", "m, rad",
+                          "Best target's camera-to-target transform."),
+            ]
+        if protocol in ("limelight", "both"):
+            table = "/" + (cam if cam.startswith("limelight") else f"limelight-{cam}")
+            out += [
+                TopicSpec(f"{table}/tv tx ty ta tid tl cl hb", "double", "out",
+                          "-, deg, deg, %, id, ms, ms, count",
+                          "Limelight targeting values (target valid, offsets to the primary "
+                          "tag, area, id, latencies, heartbeat)."),
+                TopicSpec(f"{table}/botpose_wpiblue", "double[]", "out",
+                          "m, deg, ms, count, m, m, %, then 7 per tag",
+                          "MegaTag1 robot pose from the blue origin, with per-tag data "
+                          "(also `botpose`, `botpose_wpired`)."),
+                TopicSpec(f"{table}/botpose_orb_wpiblue", "double[]", "out", "as above",
+                          "MegaTag2 robot pose, using the yaw the robot program sends on "
+                          "`robot_orientation_set`."),
+                TopicSpec(f"{table}/rawfiducials", "double[]", "out",
+                          "7 per tag", "id, txnc, tync, ta, distance to camera, to robot, "
+                          "ambiguity."),
+                TopicSpec(f"{table}/t2d", "double[]", "out", "17 values",
+                          "Limelight's 2D targeting array."),
+                TopicSpec(f"{table}/robot_orientation_set", "double[]", "in", "deg",
+                          "Robot yaw (and rates) from the robot program, for MegaTag2."),
+            ]
+        out += [TopicSpec(bearing_target(cam, t), "double[]", "out",
+                          "[found, s, deg, m]", "pyfrc VisionSim tuple for this camera and "
+                          "bearing target: found (1/0), capture time in the robot's time "
+                          "base, bearing from the camera axis (CCW positive), distance.")
+                for t in targets]
+        out.append(TopicSpec(field2d_object(f"{cam} tags"), "double[]", "out",
+                             "[m, m, deg, ...]", "The tags this camera saw in its last frame, "
+                             "on the SimField."))
+    return out
+
+
 def drive_specs(kind: str) -> list[TopicSpec]:
     """Drivetrain state topics for a drivetrain of type ``kind`` (AdvantageScope and Elastic
     read these struct types directly)."""
@@ -260,6 +325,8 @@ def contract_for(cfg: Config) -> list[TopicSpec]:
     return contract(list(cfg.motors), list(cfg.solenoids),
                     {n: e.unit for n, e in cfg.encoders.items()}, mechanisms,
                     drive_specs(cfg.drivetrain_type)
+                    + vision_specs({n: c.protocol for n, c in cfg.cameras.items()},
+                                   list(cfg.vision.targets))
                     + extra_specs(list(cfg.switches), cfg.pneumatics is not None,
                                   list(cfg.cylinders)) + drawings)
 

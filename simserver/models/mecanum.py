@@ -45,7 +45,6 @@ from simserver.models.tires import (
     GearedMotors,
     PlanarChassis,
     pose_exp,
-    solve_contacts,
 )
 
 __all__ = ["WHEEL_FRICTION", "KinematicMecanum", "MecanumDrive", "MecanumWheelParams"]
@@ -178,8 +177,7 @@ class MecanumDrive(PlanarChassis):
         w0 = self.wheel_speed
         w = k.alpha * w0 + k.gain * np.asarray(volts, dtype=float)
         u = self._rotated_momentum(h)
-        p, self.slipping = solve_contacts(k.a, self._rim * w - self._jac @ u, k.limit, 1,
-                                          k.a_inv)
+        p = self._solve(k.a, self._rim * w - self._jac @ u, k.limit, k.a_inv)
         self._advance(h, u + p @ self._jac)
         w += k.kick * p
         self.currents = k.current_speed * (w - w0) + k.current_kick * p

@@ -51,7 +51,6 @@ from simserver.models.tires import (
     GearedMotors,
     PlanarChassis,
     pose_exp,
-    solve_contacts,
 )
 
 __all__ = ["WHEEL_FRICTION", "KinematicSwerve", "SwerveDrive", "SwerveModuleParams"]
@@ -304,8 +303,7 @@ class SwerveDrive(PlanarChassis):
         np.sin(angle[n:], out=cs[:, 0, 1])
         js = np.matmul(cs, self._basis).reshape(2 * n, 3)
         u = self._rotated_momentum(h)
-        p, self.slipping = solve_contacts(js @ js.T + k.compliance, k.target @ w - js @ u,
-                                          k.limit, 2)
+        p = self._solve(js @ js.T + k.compliance, k.target @ w - js @ u, k.limit)
         self._advance(h, u + p @ js)
         w += k.kick @ p
         self._current = k.current_speed * (w - w0) + k.current_kick @ p

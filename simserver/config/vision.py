@@ -1,0 +1,213 @@
+"""Config schema of the cameras (``[cameras.<name>]``) and their targets (``[vision]``).
+
+Declared with the field helpers of :mod:`simserver.config.fields`, like ``model.py``; the
+loader turns every quantity into SI. ``CameraConfig.spec(name)`` and the ``VisionConfig``
+helpers build the model objects of :mod:`simserver.models.camera`.
+
+    [cameras.front]
+    x = "0.3 m"
+    z = "0.5 m"
+    pitch = "-15 deg"          # tilted up (WPILib: positive pitch points the camera down)
+    fov = "70 deg"
+    protocol = "both"
+
+    [vision]
+    season = "field"           # the [field] season's official tags
+
+    [vision.targets.speaker]
+    x = "0.2 m"
+    y = "5.5 m"
+"""
+
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
+
+from simserver.config.fields import (
+    choice,
+    integer,
+    number,
+    optional_quantity,
+    optional_section,
+    quantity,
+    table,
+)
+from simserver.fieldinfo import _FIELDS
+from simserver.models.camera import (
+    BearingTarget,
+    CameraSpec,
+    Fiducial,
+    season_fiducials,
+)
+
+TAG_SEASONS = tuple(sorted(_FIELDS))
+PROTOCOLS = ("photonvision", "limelight", "both")
+
+
+@dataclass(frozen=True)
+class IntrinsicsConfig:
+    """A calibrated camera: focal lengths and principal point in pixels, OpenCV distortion
+    coefficients (as PhotonVision's calibration reports them)."""
+
+    fx: float = number(None, "Focal length along x, px.", positive=True)
+    fy: float = number(None, "Focal length along y, px.", positive=True)
+    cx: float = number(None, "Principal point x, px from the left edge.")
+    cy: float = number(None, "Principal point y, px from the top edge.")
+    k1: float = number(0.0, "Radial distortion coefficient k1.")
+    k2: float = number(0.0, "Radial distortion coefficient k2.")
+    p1: float = number(0.0, "Tangential distortion coefficient p1.")
+    p2: float = number(0.0, "Tangential distortion coefficient p2.")
+    k3: float = number(0.0, "Radial distortion coefficient k3.")
+
+
+@dataclass(frozen=True)
+class CameraConfig:
+    """A camera on the robot (`[cameras.<name>]`): its mount, optics, timing and what it
+    publishes. The name is the PhotonVision camera name and the Limelight table
+    (`limelight-<name>`, or the name itself when it starts with `limelight`)."""
+
+    x: float = quantity("0 m", "length", "Mount position forward of the robot centre.")
+    y: float = quantity("0 m", "length", "Mount position left of the robot centre.")
+    z: float = quantity("0.5 m", "length", "Mount height above the carpet.")
+    roll: float = quantity("0 deg", "angle", "Rotation about the camera's forward axis.")
+    pitch: float = quantity(
+        "0 deg", "angle", "Tilt about the robot's left axis (WPILib convention: positive "
+        "points the camera down, so a camera tilted up 15° has `pitch = \"-15 deg\"`).")
+    yaw: float = quantity("0 deg", "angle", "Heading on the robot, CCW positive (180 deg: "
+                          "looking backward).")
+    width: int = integer(960, "Horizontal resolution, px.", minimum=1, maximum=10000)
+    height: int = integer(720, "Vertical resolution, px.", minimum=1, maximum=10000)
+    fov: float = quantity(
+        "90 deg", "angle", "Diagonal field of view (square pixels, principal point at the "
+        "image centre). Ignored when `horizontal_fov` or `intrinsics` is given.",
+        positive=True, maximum=math.radians(179.0))
+    horizontal_fov: float | None = optional_quantity(
+        "angle", "Horizontal field of view, instead of the diagonal `fov`.", positive=True)
+    intrinsics: IntrinsicsConfig | None = optional_section(
+        "Calibrated intrinsics and distortion; override the field of view.")
+    fps: float = number(30.0, "Frames per second.", positive=True, maximum=1000.0)
+    latency: float = quantity("35 ms", "time", "Mean delay from capture to publication.",
+                              minimum=0.0, maximum=10.0)
+    jitter: float = quantity("5 ms", "time", "Standard deviation of that delay (frames keep "
+                             "their order).", minimum=0.0, maximum=10.0)
+    noise: float = number(0.25, "Standard deviation of the noise on each tag-corner "
+                          "coordinate, px; the reported poses carry the error it causes.",
+                          minimum=0.0, maximum=100.0)
+    min_area: float = number(0.02, "Smallest tag detected, % of the image area "
+                             "(PhotonVision's unit).", minimum=0.0, maximum=100.0)
+    max_range: float = quantity("10 m", "length", "Farthest target detected.", positive=True)
+    protocol: str = choice(
+        "photonvision", PROTOCOLS,
+        "What it publishes: `photonvision` (`/photonvision/<name>/`, read by photonlibpy's "
+        "PhotonCamera), `limelight` (table `limelight-<name>`, read by LimelightHelpers) or "
+        "`both`.")
+
+    def robot_to_camera(self) -> Transform3d:
+        """The mount as a WPILib transform from the robot centre."""
+        return Transform3d(Translation3d(self.x, self.y, self.z),
+                           Rotation3d(self.roll, self.pitch, self.yaw))
+
+    def spec(self, name: str) -> CameraSpec:
+        """The model's CameraSpec for the camera called ``name``."""
+        intr = self.intrinsics
+        return CameraSpec(
+            name=name,
+            robot_to_camera=self.robot_to_camera(),
+            width=self.width,
+            height=self.height,
+            fov_diagonal=self.fov,
+            fov_horizontal=self.horizontal_fov,
+            intrinsics=None if intr is None else (intr.fx, intr.fy, intr.cx, intr.cy),
+            distortion=(0.0,) * 5 if intr is None else (intr.k1, intr.k2, intr.p1, intr.p2,
+                                                         intr.k3),
+            fps=self.fps,
+            latency=self.latency,
+            latency_std=self.jitter,
+            pixel_noise=self.noise,
+            min_area=self.min_area,
+            max_range=self.max_range,
+        )
+
+
+@dataclass(frozen=True)
+class FiducialConfig:
+    """A custom AprilTag (`[vision.fiducials.<name>]`), added to (or replacing, by id) the
+    season's tags."""
+
+    id: int = integer(None, "Tag id (36h11 family).", minimum=0, maximum=586)
+    x: float = quantity(None, "length", "Centre x, from the blue alliance wall.")
+    y: float = quantity(None, "length", "Centre y, from the right-hand wall seen from blue.")
+    z: float = quantity(None, "length", "Centre height above the carpet.")
+    roll: float = quantity("0 deg", "angle", "Rotation about the tag's normal.")
+    pitch: float = quantity("0 deg", "angle", "Tilt (WPILib convention: positive faces down).")
+    yaw: float = quantity(None, "angle", "Direction the tag faces, CCW from the red wall "
+                          "direction (180 deg: facing the blue wall).")
+    size: float = quantity("6.5 in", "length", "Edge of the black square.", positive=True)
+
+    def fiducial(self) -> Fiducial:
+        """The model's Fiducial."""
+        return Fiducial(self.id, Pose3d(Translation3d(self.x, self.y, self.z),
+                                        Rotation3d(self.roll, self.pitch, self.yaw)), self.size)
+
+
+@dataclass(frozen=True)
+class BearingTargetConfig:
+    """A point target seen as a bearing and a distance (`[vision.targets.<name>]`), with
+    pyfrc VisionSim semantics, published under `/simserver/vision/<camera>/`."""
+
+    x: float = quantity(None, "length", "Field x, from the blue alliance wall.")
+    y: float = quantity(None, "length", "Field y, from the right-hand wall seen from blue.")
+    z: float = quantity("0 m", "length", "Height (for line of sight over field elements).")
+    view_start: float = quantity(
+        "0 deg", "angle", "The target is seen only from directions (target to camera, CCW "
+        "from the red wall direction) between `view_start` and `view_end`, counter-clockwise.")
+    view_end: float = quantity("360 deg", "angle", "End of that window (a window of 360° or "
+                               "more: seen from everywhere).")
+    min_distance: float = quantity("0 m", "length", "Nearer than this it is not seen.",
+                                   minimum=0.0)
+    max_distance: float = quantity("1000 m", "length", "Farther than this it is not seen.",
+                                   positive=True)
+
+    def target(self, name: str) -> BearingTarget:
+        """The model's BearingTarget called ``name``."""
+        return BearingTarget(name, self.x, self.y, self.z, self.view_start, self.view_end,
+                             self.min_distance, self.max_distance)
+
+
+@dataclass(frozen=True)
+class VisionConfig:
+    """What the cameras can see (`[vision]`)."""
+
+    season: str = choice(
+        "field", ("field", *TAG_SEASONS, "none"),
+        "Season whose official AprilTags are on the field: `field` (the `[field]` season), a "
+        "year, or `none` (only `fiducials`).")
+    fiducials: dict[str, FiducialConfig] = table("Custom AprilTags by name.")
+    targets: dict[str, BearingTargetConfig] = table("Bearing targets by name.")
+
+    def tag_season(self, field_season: str) -> str | None:
+        """The season whose tags are used (None for `none`)."""
+        if self.season == "none":
+            return None
+        return field_season if self.season == "field" else self.season
+
+    def all_fiducials(self, field_season: str) -> list[Fiducial]:
+        """The season's tags, then the custom ones (which replace a season tag of equal id)."""
+        season = self.tag_season(field_season)
+        tags = season_fiducials(season) if season is not None else []
+        return tags + [f.fiducial() for f in self.fiducials.values()]
+
+    def bearing_targets(self) -> list[BearingTarget]:
+        """The bearing targets, in file order."""
+        return [t.target(name) for name, t in self.targets.items()]
+
+
+def camera_specs(cameras: dict[str, CameraConfig]) -> Sequence[CameraSpec]:
+    """CameraSpecs of a ``[cameras]`` table, in file order."""
+    return [cfg.spec(name) for name, cfg in cameras.items()]
+

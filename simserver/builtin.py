@@ -378,7 +378,7 @@ def _swerve(name: str, c: SwerveConfig, cfg: Config) -> Holonomic:
             [SwerveModuleParams(m.x, m.y, r, d.spec, d.count, c.drive_gearing, c.wheel_inertia,
                                 s.spec, s.count, c.steer_gearing, c.steer_inertia)
              for m, d, s in zip(mods, drive, steer, strict=True)],
-            cfg.robot.mass, moi, c.friction)
+            cfg.robot.mass, moi, c.friction, c.scrub_damping or None)
     return Holonomic(model, "swerve", drive, steer, c.fidelity == "physical", cfg.robot.mass,
                      moi)
 

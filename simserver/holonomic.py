@@ -64,6 +64,15 @@ class Holonomic:
         self._steer_gear = np.array([g.gearing for g in self.steer])
         self.currents = np.zeros(len(self.groups))
         self.volts = np.zeros(len(self.groups))
+        self._count = np.array([g.count for g in self.groups], dtype=float)
+        self._r = np.array([g.spec.R for g in self.groups])
+        self._kv = np.array([g.spec.kv for g in self.groups])
+        self._count_per_r = self._count / self._r
+        self._count_per_kv_r = self._count / (self._kv * self._r)
+        self._ctrls: list[Any] | None = None
+        self._plain = False
+        self._names = [g.name for g in self.groups]
+        self._neutral_coast = np.zeros(len(self.groups), dtype=bool)
 
     @property
     def motors(self) -> tuple[str, ...]:
@@ -103,7 +112,7 @@ class Holonomic:
     def _speeds(self) -> np.ndarray:
         """Motor shaft speeds of every group, rad/s, in group order."""
         m = self.model
-        if not self.steer:
+        if not self.steer or hasattr(m, "motor_speeds"):
             return np.asarray(m.motor_speeds(), dtype=float)
         return np.concatenate((m.drive_motor_speeds(), m.steer_motor_speeds()))
 
@@ -135,19 +144,19 @@ class Holonomic:
 
     def begin_tick(self, world: World) -> None:
         """Take this tick's duty cycles (held for all its substeps)."""
-        groups = self.groups
-        duty = np.array([max(-1.0, min(1.0, world.motor(g.name))) for g in groups])
+        if self._ctrls is None:
+            self._ctrls = [world.controllers[g.name] for g in self.groups]
+            self._neutral_coast = np.array([c.neutral == "coast" for c in self._ctrls])
+            self._plain = all(c.passthrough for c in self._ctrls)  # config: fixed
+        names = self._names
+        duty = np.clip(np.fromiter((world.motor(n) for n in names), float, len(names)),
+                       -1.0, 1.0)
         self._duty = duty
-        self._ctrls = [world.controllers[g.name] for g in groups]
-        self._plain = all(c.passthrough for c in self._ctrls)
         # Bus solve terms: supply = Σ n·d·(d·V − ω/Kv)/R = g·V + i0_speed·ω.
-        count = np.array([g.count for g in groups], dtype=float)
-        r = np.array([g.spec.R for g in groups])
-        kv = np.array([g.spec.kv for g in groups])
-        self._g = float(np.sum(count * duty * duty / r))
-        self._i0_speed = -count * duty / (kv * r)
-        neutral = np.array([c.neutral == "coast" for c in self._ctrls])
-        self._plain_coast = [bool(c) for c in (duty == 0.0) & neutral]
+        self._g = float(np.dot(self._count_per_r, duty * duty))
+        self._i0_speed = -self._count_per_kv_r * duty
+        coast = (duty == 0.0) & self._neutral_coast
+        self._plain_coast = coast.tolist() if coast.any() else None
 
     def substep(self, world: World, h: float, source: Source, enabled: bool) -> tuple[float,
                                                                                       float]:
@@ -160,35 +169,40 @@ class Holonomic:
             g_sum = i0 = 0.0
         bus = max(0.0, (source.open_voltage - source.resistance * i0)
                   / (1.0 + source.resistance * g_sum))
+        coast: list[bool] | None
         if self._plain and enabled:
             volts = duty * bus
             coast = self._plain_coast
         else:
-            volts, coast = self.volts, []
-            for k, (ctrl, d, w) in enumerate(zip(self._ctrls, duty, speeds, strict=True)):
-                out = ctrl.apply(float(d), bus, float(w), h, enabled)
+            volts, flags = np.empty(len(duty)), []
+            assert self._ctrls is not None
+            for k, (ctrl, d, w) in enumerate(zip(self._ctrls, duty.tolist(), speeds.tolist(),
+                                                 strict=True)):
+                out = ctrl.apply(d, bus, w, h, enabled)
                 volts[k] = out.voltage
-                coast.append(out.coasting)
+                flags.append(out.coasting)
+            coast = flags if any(flags) else None
         self.volts = volts
         n = len(self.drive)
         m = self.model
         if self.physical:
             if self.steer:
-                m.step(h, volts[:n], volts[n:], coast[:n], coast[n:])
-                currents = np.concatenate((m.drive_currents, m.steer_currents))
+                if coast is None:
+                    m.step(h, volts[:n], volts[n:])
+                else:
+                    m.step(h, volts[:n], volts[n:], coast[:n], coast[n:])
             else:
                 m.step(h, volts, coast)
-                currents = np.asarray(m.currents, dtype=float)
+            currents = m.currents
         else:
-            eff = np.where(coast, 0.0, volts / bus if bus > 0.0 else 0.0)
+            off = np.zeros(len(duty), dtype=bool) if coast is None else np.array(coast)
+            eff = np.where(off, 0.0, volts / bus if bus > 0.0 else 0.0)
             if self.steer:
                 m.step(h, eff[:n], eff[n:])
             else:
                 m.step(h, eff)
             after = self._speeds()
-            currents = np.array([0.0 if c else g.count * (v - w / g.spec.kv) / g.spec.R
-                                 for g, v, w, c in zip(self.groups, volts, after, coast,
-                                                       strict=True)])
+            currents = np.where(off, 0.0, self._count / self._r * (volts - after / self._kv))
         self.currents = currents
         supply = float(np.dot(currents, volts)) / bus if bus > 0.0 else 0.0
         return bus, supply

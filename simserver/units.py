@@ -8,6 +8,7 @@ Nothing in a physics step carries a pint Quantity; this module is the only place
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -34,6 +35,7 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "pressure": ("[mass] / [length] / [time] ** 2", "Pa"),
     "temperature": ("[temperature]", "K"),
     "torque": ("[mass] * [length] ** 2 / [time] ** 2", "N*m"),
+    "damping": ("[mass] / [time]", "N*s/m"),
     "kV (voltage per speed)": ("[mass] * [length] / [current] / [time] ** 2", "V*s/m"),
     "kA (voltage per acceleration)": ("[mass] * [length] / [current] / [time]", "V*s^2/m"),
 }
@@ -47,6 +49,21 @@ _ANGLE_UNITS = {
 
 class UnitError(ValueError):
     """A string that is not a quantity of the expected dimension."""
+
+
+# pint computes integer powers with Python integers: "9**9**9 m" or "2**1000000000 m" would take
+# minutes and gigabytes. Chained powers and exponents above MAX_EXPONENT are refused unparsed.
+MAX_EXPONENT = 100.0
+_POWER_CHAIN = re.compile(r"(\*\*|\^)\s*\(?\s*[\w.+-]+\s*\)?\s*(\*\*|\^)")
+_EXPONENT = re.compile(r"(?:\*\*|\^)\s*\(?\s*[+-]?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
+
+
+def _refuse_huge_powers(text: str) -> None:
+    if _POWER_CHAIN.search(text):
+        raise UnitError(f"{text!r}: chained powers are not supported")
+    for m in _EXPONENT.finditer(text):
+        if float(m.group(1)) > MAX_EXPONENT:
+            raise UnitError(f"{text!r}: exponent {m.group(1)} is too large")
 
 
 @cache
@@ -88,6 +105,15 @@ def example(dimension: str, magnitude: object = 1) -> str:
 
 def parse(text: str, dimension: str) -> Parsed:
     """Parse ``text`` as a quantity of ``dimension`` (a key of DIMENSIONS)."""
+    if isinstance(text, str):
+        _refuse_huge_powers(text)
+    try:
+        return _parse(text, dimension)
+    except ArithmeticError as exc:  # pint's arithmetic overflowed ("kg**1e9", "10**400 kg")
+        raise UnitError(f"cannot use {text!r} ({exc.__class__.__name__})") from None
+
+
+def _parse(text: str, dimension: str) -> Parsed:
     _, si_unit = DIMENSIONS[dimension]
     wanted = article(dimension)
     if not isinstance(text, str):
@@ -127,15 +153,16 @@ def unit_kind(text: str) -> str:
     """
     if text.strip() in ("tick", "ticks"):
         return "ticks"
+    _refuse_huge_powers(text)
     ureg = registry()
     try:
         u = ureg.Unit(text.strip())
+        if u.dimensionality == ureg.meter.dimensionality:
+            return "length"
+        if u.dimensionless and str(u) in _ANGLE_UNITS:
+            return "angle"
     except Exception:
         raise UnitError(f"unknown unit {text!r}") from None
-    if u.dimensionality == ureg.meter.dimensionality:
-        return "length"
-    if u.dimensionless and str(u) in _ANGLE_UNITS:
-        return "angle"
     raise UnitError(f"{text!r} is neither a length, an angle nor ticks")
 
 

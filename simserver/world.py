@@ -428,14 +428,13 @@ class World:
             peak = max(abs(elec.current_left), abs(elec.current_right))
         else:
             assert self.holo is not None
-            x0, y0, _ = self.holo.pose
             bus, supply = self.holo.substep(self, h, self._source(), not battery.brownout)
             elec = Electrical(bus, 0.0, 0.0, supply)
             self.bus_voltage = bus
+            vx, vy, _ = self.holo.body_velocity
+            self.distance += math.hypot(vx, vy) * h  # the pose moved with these velocities
             self._collide()
-            x1, y1, _ = self.holo.pose
-            self.distance += math.hypot(x1 - x0, y1 - y0)
-            peak = float(np.max(np.abs(self.holo.currents[: len(self.holo.drive)])))
+            peak = 0.0  # the drivetrain's peak is taken once per tick (end_tick)
         self.elec = elec
         self.time += h
         if self.pneumatics is not None:
@@ -494,6 +493,8 @@ class World:
         else:
             assert self.holo is not None
             self.holo.end_tick(self)
+            peak = float(np.max(np.abs(self.holo.currents[: len(self.holo.drive)])))
+            self.peak_current = max(self.peak_current, peak)
         _, _, heading = self.pose
         self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)
         if self.vision is not None:

@@ -291,3 +291,25 @@ def test_one_module_is_not_a_swerve():
     with pytest.raises(ConfigError) as exc:
         loads(head)
     assert "at least 2 modules" in str(exc.value)
+
+
+def test_relative_steer_encoder_counts_rotor_turns_from_zero():
+    """A Talon FX rotor sensor on a steer motor (relative, mount = motor): azimuth turns ×
+    150/7, counted from 0 at reset, to 1e-9."""
+    extra = """
+[encoders.fl_steer_rotor]
+motor = "fl_steer"
+unit = "rotations"
+mount = "motor"
+"""
+    w = world(SWERVE, extra=extra)
+    drive_all(w, 0.0, steer=0.3)
+    for _ in range(25):
+        w.step(0.02)
+    assert w.holo is not None
+    azimuth_turns = float(w.holo.model.steer_angle[0]) / (2 * math.pi)
+    reading, rate = w.snapshot().encoders["fl_steer_rotor"]
+    assert reading == pytest.approx(azimuth_turns * 150 / 7, rel=1e-9)
+    assert rate == pytest.approx(float(w.holo.model.steer_rate[0]) / (2 * math.pi) * 150 / 7,
+                                 rel=1e-9)
+    assert abs(reading) > 1.0

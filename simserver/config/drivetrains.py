@@ -47,7 +47,15 @@ class SwerveConfig:
         positive=True)
     friction: float = number(
         1.1, "Tire friction coefficient μ (traction limit per module: μ·mass·g / modules). "
-        "Colson ≈ 1.0, blue nitrile tread ≈ 1.1–1.2 on carpet.", positive=True, maximum=3.0)
+        "Typical planning values on carpet: Colson 1.0, blue nitrile 1.2, neoprene 1.3 "
+        "(±20 %: measure yours).", positive=True, maximum=3.0)
+    scrub_damping: float = quantity(
+        "5000 N*s/m", "damping",
+        "Sideways force of a module per m/s of sideways slip, until it reaches the traction "
+        "limit (a tire's lateral compliance; an estimate: full friction at a few cm/s of slip). "
+        "0 makes the sideways contact rigid: exact no-slip rolling, but modules even slightly "
+        "off a common centre of rotation (a steering loop's lag) then bind and skid.",
+        minimum=0.0)
     max_speed: float | None = optional_quantity(
         "speed", "`kinematic` only: wheel speed at full duty. Default: the drive motor's free "
         "speed at the wheel.", positive=True)

@@ -140,7 +140,10 @@ class MecanumDrive(PlanarChassis):
         return (self._radius * self.wheel_angle).tolist()
 
     def _constants(self, h: float, coast: Sequence[bool] | None) -> _Constants:
-        key: object = h if coast is None else (h, tuple(bool(c) for c in coast))
+        """The substep's constant coefficients, built once per (h, coast flags)."""
+        if coast is not None and not any(coast):
+            coast = None
+        key: object = h if coast is None else (h, tuple(coast))
         found = self._cache.get(key)
         if found is not None:
             return found
@@ -148,8 +151,6 @@ class MecanumDrive(PlanarChassis):
             raise ValueError(f"step h must be > 0 s, got {h}")
         flags = np.zeros(4, dtype=bool)
         if coast is not None:
-            if len(coast) != 4:
-                raise ValueError(f"expected 4 coast flags, got {len(coast)}")
             flags[:] = [bool(c) for c in coast]
         ms = self._motors.discretize(h, flags)
         a = self._jac @ self._jac.T + np.diag(self._rim**2 * ms.mobility)
@@ -171,8 +172,8 @@ class MecanumDrive(PlanarChassis):
         coast: per wheel, the motors' windings are open (no torque, no current, no back-EMF
         braking); its voltage is ignored.
         """
-        if len(volts) != 4:
-            raise ValueError("expected 4 voltages")
+        if len(volts) != 4 or (coast is not None and len(coast) != 4):
+            raise ValueError("expected 4 voltages (and 4 coast flags)")
         k = self._constants(h, coast)
         w0 = self.wheel_speed
         w = k.alpha * w0 + k.gain * np.asarray(volts, dtype=float)

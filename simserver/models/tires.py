@@ -9,30 +9,35 @@ the carpet at a contact whose impulse obeys a Coulomb limit. One substep of ``h`
 2. Every motor-driven inertia advances exactly under its constant voltage and a constant
    ground force (exponential Euler; :meth:`GearedMotors.discretize`). Its end speed is then
    affine in the unknown ground impulse: ``ω' = ω_free − mobility·r·P``.
-3. The contacts are solved at velocity level (:func:`solve_contacts`): find impulses ``P``
-   such that after the step the contact-point velocity equals the rim velocity along each
-   constrained direction. With the contact Jacobian ``J`` (rows × 3, body twist → contact
-   velocity component) and ``M⁻¹ = diag(1/m, 1/m, 1/J)``::
+3. The contacts are solved at velocity level (:func:`solve_contacts`): impulses ``P`` such that
+   after the step the contact-point velocity equals the rim velocity along each constrained
+   direction. With the contact Jacobian ``J`` (rows × 3: body twist → contact velocity
+   component) and ``M⁻¹ = diag(1/m, 1/m, 1/J)``::
 
-       (J M⁻¹ Jᵀ + D) P = target − J v          D = diag(r²·mobility (wheel rows), ε (scrub))
+       (J M⁻¹ Jᵀ + D) P = target − J v        D = diag(r²·mobility on wheel rows, c on scrub rows)
 
-   which is one linear solve. A contact whose impulse exceeds ``μ·N·h`` (N = m·g / wheels)
-   slides: its impulse is set to ``μ·N·h`` in the direction found and the others are solved
-   again, until no remaining contact exceeds its limit (an active-set pass).
+   one linear solve. A contact whose impulse exceeds ``μ·N·h`` (N = m·g / wheels) slides; the
+   sliding impulses are found so that each opposes the slip it leaves (Coulomb) with magnitude
+   exactly ``μ·N·h``, and the sticking contacts are solved again given them.
 4. The pose advances by the pose exponential of the end-of-step body twist, as WPILib odometry
-   does with module deltas; when nothing slides, odometry fed every substep reproduces the pose.
+   does with module deltas; when nothing slides and the contacts are rigid, odometry fed every
+   substep reproduces the pose.
 
-The impulse of the sticking solution minimises ``Φ(P) = ½ P·A P − rhs·P``, a kinetic-energy-like
-function whose gradient is the constraint violation, so the sticking step never adds energy.
-For sliding contacts the scaled impulses are checked against ``Φ(0)`` and shrunk along their ray
-if needed (this guard has not been seen to trigger in practice): a coasting or braking robot
-never gains energy.
+Energy: the sticking impulse minimises ``Φ(P) = ½ P·A P − rhs·P``, a kinetic-energy function
+whose gradient is the constraint violation, so a step never adds energy; a last guard shrinks
+any sliding solution that would along its ray. Hence a coasting or braking robot never gains
+energy. The guard acts when the few damped solves have not found the sliding directions: in
+random collision states it never did with the default scrub damping (0 of 29 000 sliding
+substeps) but did in 8 % of them with rigid scrub rows, whose nearly dependent rows make
+the contacts strongly coupled.
 
-Swerve modules have two rows each (along and across the wheel, so lateral scrub is per module);
-four or more modules make the across rows redundant (statically indeterminate: one internal
-"squeeze" of the lateral forces does not move the robot). A tiny compliance ``ε = 1e-9/m`` on
-those rows picks the squeeze of least Σ P² and keeps the matrix regular; it bends the
-constraints by ``ε·P`` (≈1e-11 m/s).
+Swerve scrub rows (across each wheel) carry a compliance ``c``: ``1/(scrub_damping·h)`` for a
+tire whose sideways force grows with its sideways slip speed (the default, see swerve.py), and
+always a tiny ``1e-9/m``. Four or more modules make the scrub rows redundant (statically
+indeterminate): the tiny term picks the internal "squeeze" of least Σ P² and bends the
+constraints by ≈1e-11 m/s. Rigid scrub rows (``scrub_damping=None``) are exact, but modules a
+fraction of a degree off a common instant centre then bind: their internal forces exceed μ·N
+and they skid.
 
 Typical friction coefficients are in :data:`WHEEL_FRICTION`.
 """
@@ -61,8 +66,8 @@ WHEEL_FRICTION: dict[str, float] = {
     "mecanum": 0.7,
 }
 
-#: Compliance of the lateral (scrub) rows, times the mass: picks the least-squares internal
-#: squeeze of redundant swerve modules. m/s per N·s, times kg.
+#: Compliance always added to swerve scrub rows, times the mass (m/s per N·s, times kg): picks
+#: the least-squares internal squeeze of redundant modules and keeps the matrix regular.
 SCRUB_COMPLIANCE = 1e-9
 
 
@@ -81,8 +86,8 @@ def pose_exp(x: float, y: float, heading: float, dx: float, dy: float,
              dtheta: float) -> tuple[float, float, float]:
     """Apply a body-frame twist (dx m, dy m, dtheta rad) to a field pose as ``Pose2d.exp`` does.
 
-    Returns (x m, y m, heading rad). Uses ``(1 − cos θ)/θ = 2·sin²(θ/2)/θ``, free of the
-    cancellation of the textbook form at small angles.
+    Returns (x m, y m, heading rad). Uses ``(1 − cos θ)/θ = 2·sin²(θ/2)/θ``: wpimath's
+    textbook form loses digits for small turns (1e-10 m on a 2 cm step at θ = 1e-8 rad).
     """
     if abs(dtheta) < 1e-9:
         s, c = 1.0 - dtheta * dtheta / 6.0, 0.5 * dtheta
@@ -137,7 +142,6 @@ class GearedMotors:
         kv = np.array([m.kv for m in motors])
         self.gearing = g
         self.inertia = np.array(inertias, dtype=float)  # kg·m²
-        self.torque_per_volt = n * g * kt / r  # N·m/V
         self.damping = n * g * g * kt / (r * kv)  # N·m·s/rad
         self.speed_per_volt = kv / g  # rad/s per V (free speed at the load)
         self.torque_per_amp = g * kt  # N·m per A of the group's total current
@@ -149,11 +153,10 @@ class GearedMotors:
         # phi1(x) = (1 − e^−x)/x, with its series where the division loses digits.
         phi1 = np.where(x > 1e-6, -np.expm1(-x) / np.where(x > 1e-6, x, 1.0),
                         1.0 - x * (0.5 - x / 6.0))
-        alpha = np.exp(-x)
         spv = np.where(powered, self.speed_per_volt, 0.0)
         return MotorStep(
-            alpha=alpha,
-            gain=(1.0 - alpha) * spv,
+            alpha=np.exp(-x),
+            gain=-np.expm1(-x) * spv,
             mobility=phi1 / self.inertia,
             pos_speed=h * phi1,
             pos_volt=h * (1.0 - phi1) * spv,
@@ -182,8 +185,9 @@ def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_c
        slip velocity left after the step, ``(A P − rhs)_i = −κ_i P_i``, then opposes the
        friction impulse (Coulomb, maximal dissipation). ``κ_i`` is adjusted so that
        ``|P_i| = limit_i`` (a secular-equation update per contact from the Rayleigh quotient of
-       its block, at most SLIDE_ITERATIONS damped solves); a contact whose κ reaches 0 sticks
-       again, a sticking one over its limit starts to slide.
+       its block; SLIDE_ITERATIONS damped solves); a contact whose κ reaches 0 sticks again, a
+       sticking one over its limit starts to slide. On random collision states the dissipation
+       is within 7e-5 (relative) of the exact Coulomb optimum in 90 % of the sliding substeps.
     3. Sliding impulses are set to exactly ``limit`` in the direction found and the sticking
        contacts re-solved given them (repeated if one of them then exceeds its limit).
     4. Energy guard (module docstring).
@@ -323,9 +327,9 @@ class PlanarChassis:
         along body x and body y: (rows for x, rows for y), each wheels × 3."""
         im, ij = 1.0 / self._sqrt_m, 1.0 / self._sqrt_j
         zero = np.zeros_like(x)
-        along_x = np.stack([zero + im, zero, -y * ij], axis=1)
-        along_y = np.stack([zero, zero + im, x * ij], axis=1)
-        return along_x, along_y
+        rows_x = np.stack([zero + im, zero, -y * ij], axis=1)
+        rows_y = np.stack([zero, zero + im, x * ij], axis=1)
+        return rows_x, rows_y
 
     def _rotated_momentum(self, h: float) -> np.ndarray:
         """The scaled velocity u after the body frame turned by omega·h under it."""

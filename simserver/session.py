@@ -410,10 +410,16 @@ class Session:
                     raise RunError(self._not_enabled())
                 snap = self._step()
                 commands = self._after_step(snap, progress)
-                link.send({"values": {**topics.sensor_values(snap), **commands}})
                 if self.nt is not None:
                     self.nt.command(commands)
                 self._publish(snap)
+                reply: dict[str, object] = {"values": {**topics.sensor_values(snap),
+                                                       **commands}}
+                if self.nt is not None and self.nt.heartbeats:
+                    # Camera frames travel over NT: the bridge holds the robot's next period
+                    # until they have reached its NT server.
+                    reply["await"] = dict(self.nt.heartbeats)
+                link.send(reply)
                 if not self.options.fast:  # paced to real time, for watching
                     deadline += self.tick
                     delay = deadline - time.monotonic()

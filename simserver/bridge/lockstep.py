@@ -16,18 +16,29 @@ says goodbye and the program exits with code 0.
 
 from __future__ import annotations
 
+import math
 import socket
 import sys
 import threading
 import time
 from collections.abc import Callable
 
+import ntcore
 import wpilib
 from wpilib.simulation import pauseTiming, stepTiming, waitForProgramStart
 
 from simserver.bridge.core import Bridge
 from simserver.config.model import BridgeConfig
 from simserver.io.stepwire import VERSION, Link, LinkError
+
+# Wall time the bridge waits for camera frames simserver published over NT, per period.
+AWAIT_TIMEOUT = 0.25
+
+
+def _number(value: ntcore.Value) -> float:
+    """A numeric NT value as a float; -inf when unset or not a number."""
+    v = value.value()
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else -math.inf
 
 
 class LockstepServer(threading.Thread):
@@ -42,6 +53,8 @@ class LockstepServer(threading.Thread):
         self.say = say
         self.active = threading.Event()
         self.sock = socket.create_server((cfg.bind, cfg.port))
+        self._beats: dict[str, ntcore.GenericSubscriber] = {}
+        self._late: set[str] = set()
 
     def run(self) -> None:
         link = self._accept()
@@ -94,6 +107,28 @@ class LockstepServer(threading.Thread):
                      f"simserver {VERSION}: {hello!r:.80}")
             link.close()
 
+    def _await(self, heartbeats: dict[str, object]) -> None:
+        """Wait (up to AWAIT_TIMEOUT of wall time) until each NT heartbeat topic (camera
+        frames) holds at least the value simserver last published on it, so robot code sees
+        frames at the robot time they were due, not an NT send period later."""
+        inst = ntcore.NetworkTableInstance.getDefault()
+        deadline = time.monotonic() + AWAIT_TIMEOUT
+        for topic, value in heartbeats.items():
+            if not isinstance(value, (int, float)):
+                continue
+            sub = self._beats.get(topic)
+            if sub is None:
+                sub = self._beats[topic] = inst.getTopic(topic).genericSubscribe()
+            while _number(sub.get()) < value:
+                if time.monotonic() > deadline:
+                    if topic not in self._late:
+                        self._late.add(topic)
+                        self.say(f"lock-step: {topic} lagged more than "
+                                 f"{AWAIT_TIMEOUT * 1e3:g} ms behind simserver; frames may "
+                                 "reach robot code late")
+                    break
+                time.sleep(0.0002)
+
     def _loop(self, link: Link) -> None:
         bridge, period, timeout = self.bridge, self.cfg.period, self.cfg.timeout
         while True:
@@ -107,6 +142,9 @@ class LockstepServer(threading.Thread):
             if not isinstance(values, dict):
                 raise LinkError("message without values")
             bridge.apply(values)
+            awaited = reply.get("await")
+            if isinstance(awaited, dict):
+                self._await(awaited)
             for line in bridge.warnings:
                 self.say(line)
             bridge.warnings.clear()

@@ -201,10 +201,11 @@ class LimelightPublisher:
             t2d = [1.0, float(count), latency_ms, 0.0, tx, ty, best.yaw, best.pitch, best.area,
                    float(best.id), -1.0, -1.0, sides[1], sides[0], max(xs) - min(xs),
                    max(ys) - min(ys), 0.0]
-        values.update(tl=latency_ms, cl=0.0, hb=float(self._heartbeat), getpipe=0.0)
+        values.update(tl=latency_ms, cl=0.0, getpipe=0.0)
         for key, value in values.items():
             d[key].set(value, nt_time)
         _set_array(self._arrays["t2d"], t2d, nt_time)
+        d["hb"].set(float(self._heartbeat), nt_time)  # last: the frame is complete
 
     def _megatag1(self, frame: Frame) -> list[float] | None:
         """Robot pose array (6 values) from the multi-tag or the single-tag solution."""
@@ -216,6 +217,12 @@ class LimelightPublisher:
         else:
             return None
         return _pose_array(camera.transformBy(self._mount_inverse))
+
+    @property
+    def heartbeat(self) -> tuple[str, int]:
+        """(topic, value) of the heartbeat ``hb`` last published: set after every other value
+        of the frame."""
+        return f"/{self.table}/hb", self._heartbeat
 
     def close(self) -> None:
         """Unpublish every topic and stop reading."""

@@ -214,6 +214,7 @@ class NtAdapter:
         self.clock: tuple[float, float] | None = None  # (sim s, robot s) when known exactly
         self._sim_now = 0.0
         self._cameras: dict[str, list[PhotonVisionPublisher | LimelightPublisher]] = {}
+        self.heartbeats: dict[str, int] = {}  # camera heartbeat topic -> last value published
         self._bearings: dict[tuple[str, str], Callable[[Any], None]] = {}
         if not self._main:
             return
@@ -247,6 +248,8 @@ class NtAdapter:
         for frame in snap.frames:
             for pub in self._cameras.get(frame.camera, ()):
                 pub.publish(frame)
+                topic, beat = pub.heartbeat
+                self.heartbeats[topic] = beat
             self._field.set_poses(f"{frame.camera} tags", frame.visible_tag_poses())
             seen = {b.name: b for b in frame.bearings}
             t = self.robot_time(frame.capture_time)

@@ -127,6 +127,8 @@ class PhotonVisionPublisher:
         self._raw = table.getRawTopic("rawBytes").publishEx(
             TYPE_STRING, {"message_uuid": MESSAGE_UUID}, frames)
         self._heartbeat = table.getIntegerTopic("heartbeat").publish(latest)
+        self._heartbeat_topic = f"{camera_table(spec.name)}/heartbeat"
+        self._beat = 0
         self._latency = table.getDoubleTopic("latencyMillis").publish(latest)
         self._has_target = table.getBooleanTopic("hasTarget").publish(latest)
         self._yaw = table.getDoubleTopic("targetYaw").publish(latest)
@@ -183,6 +185,13 @@ class PhotonVisionPublisher:
             self._pixels_y.set(best.center[1], nt_time)
             self._pose.set(best.best, nt_time)
         self._heartbeat.set(frame.sequence, nt_time)
+        self._beat = frame.sequence
+
+    @property
+    def heartbeat(self) -> tuple[str, int]:
+        """(topic, value) of the heartbeat last published: set after every other value of
+        the frame."""
+        return self._heartbeat_topic, self._beat
 
     def close(self) -> None:
         """Unpublish every topic."""

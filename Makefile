@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test docker-test lint typecheck bench docs docs-check clean
+.PHONY: help demo test docker-test lint typecheck bench soak docs docs-check clean
 
 help:  ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ typecheck: $(STAMP)  ## mypy on simserver/
 
 bench: $(STAMP)  ## Print speed and latency figures next to references measured in the same run
 	$(BIN)/python benchmarks/run_all.py --output benchmarks/RESULTS.md
+
+soak: $(STAMP)  ## Run in real time for an hour (SIMSERVER_SOAK_SECONDS): clock drift, memory growth
+	$(BIN)/python -m pytest -q -s -m soak tests/reliability
 
 docs: $(STAMP)  ## Regenerate docs/config.md and docs/protocol.md from the code
 	$(BIN)/simserver docs config > docs/config.md

@@ -1,15 +1,19 @@
-"""Helpers shared by the benchmarks: machine description, bundled inputs, timing statistics.
+"""Helpers shared by the benchmarks: machine description, bundled inputs, timing statistics,
+the machine-wide lock for robot programs (port 5810) and process memory readings.
 
 Nothing here measures anything by itself; see ``benchmarks/throughput.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime
+import fcntl
 import os
 import platform
 import statistics
-from collections.abc import Sequence
+import sys
+from collections.abc import Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -105,3 +109,91 @@ def emit(table: str, markdown: str, output: Path | None) -> None:
                 fh.write("\n")
             fh.write(markdown)
         print(f"\nMarkdown appended to {output}")
+
+
+# --- robot programs: one at a time on this machine ----------------------------------------------
+
+ROBOT_LOCK = Path("/tmp/simserver-5810.lock")
+
+
+def _parent(pid: int) -> int:
+    """Parent pid of ``pid`` (0 when unknown)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as fh:
+            return int(fh.read().rsplit(")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+def _lock_holders(path: Path) -> set[int]:
+    """Pids holding a flock(2) lock on ``path`` according to /proc/locks (empty if unknown)."""
+    try:
+        st = path.stat()
+        with open("/proc/locks", encoding="ascii", errors="replace") as fh:
+            lines = fh.read().splitlines()
+    except OSError:
+        return set()
+    dev = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    holders = set()
+    for line in lines:
+        parts = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 14767 fe:00:2146460 0 EOF" (blocked waiters have "->")
+        if len(parts) >= 6 and parts[1] == "FLOCK" and "->" not in parts and parts[5] == dev:
+            with contextlib.suppress(ValueError):
+                holders.add(int(parts[4]))
+    return holders
+
+
+def held_by_an_ancestor(path: Path = ROBOT_LOCK) -> bool:
+    """Whether this process or one of its ancestors holds the lock on ``path`` (for instance a
+    command run as ``flock /tmp/simserver-5810.lock make bench``): taking it again would wait
+    for ourselves."""
+    holders = _lock_holders(path)
+    pid = os.getpid()
+    while pid > 1:
+        if pid in holders:
+            return True
+        pid = _parent(pid)
+    return False
+
+
+@contextlib.contextmanager
+def robot_program_lock(path: Path = ROBOT_LOCK) -> Iterator[None]:
+    """Hold the machine-wide lock of robot programs for the duration of the block.
+
+    Robot programs (``robotpy sim``) bind TCP port 5810, so only one may run at a time on a
+    machine; everyone who starts one takes an exclusive flock(2) on ``path`` first (from a
+    shell: ``flock /tmp/simserver-5810.lock <command>``). A lock already held by an ancestor
+    process counts as ours. Waits (saying so on stderr) while someone else holds it."""
+    if held_by_an_ancestor(path):
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for {path} (another robot program runs on this machine)",
+                  file=sys.stderr, flush=True)
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+# --- memory ----------------------------------------------------------------------------------
+
+
+def memory_kib(pid: int | str = "self") -> dict[str, int]:
+    """Resident set size now (``rss``) and its peak so far (``hwm``, high-water mark) of a
+    process, KiB, from /proc/<pid>/status (Linux). Empty when unreadable."""
+    out: dict[str, int] = {}
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                key, _, value = line.partition(":")
+                if key in ("VmRSS", "VmHWM"):
+                    out["rss" if key == "VmRSS" else "hwm"] = int(value.split()[0])
+    except (OSError, ValueError, IndexError):
+        return {}
+    return out

@@ -6,12 +6,16 @@ value at once on the double ``--out`` topic (periodic 0.001), flushing after eac
 polls the subscriber's queue every ``--poll`` seconds (default 0.2 ms), the same way the
 benchmark client polls, so the echo adds at most one poll interval on top of the transport.
 
+With ``--connect`` it is an NT client of 127.0.0.1:PORT instead of a server (the echo of
+``benchmarks/robot_latency.py``, beside simserver as a client of the robot program's server).
+
 Not run by hand: ``benchmarks/latency.py`` starts it and kills it. It also ends by itself on
 SIGTERM/SIGINT and when its parent process goes away.
 
 Usage::
 
-    python benchmarks/_echo.py --port PORT [--in /echo/in] [--out /echo/out] [--poll 0.0002]
+    python benchmarks/_echo.py --port PORT [--connect] [--in /echo/in] [--out /echo/out]
+        [--poll 0.0002]
 """
 
 from __future__ import annotations
@@ -32,6 +36,8 @@ OUT_TOPIC = "/echo/out"
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--port", type=int, required=True)
+    ap.add_argument("--connect", action="store_true",
+                    help="be an NT client of 127.0.0.1:PORT instead of serving on it")
     ap.add_argument("--in", dest="in_topic", default=IN_TOPIC)
     ap.add_argument("--out", dest="out_topic", default=OUT_TOPIC)
     ap.add_argument("--poll", type=float, default=0.0002, help="queue poll interval, s")
@@ -48,7 +54,11 @@ def main(argv: list[str] | None = None) -> int:
 
     inst = ntcore.NetworkTableInstance.create()
     with tempfile.TemporaryDirectory(prefix="simserver-echo-") as tmp:
-        inst.startServer(os.path.join(tmp, "nt.json"), "127.0.0.1", 0, args.port)
+        if args.connect:
+            inst.startClient4("simserver-echo")
+            inst.setServer("127.0.0.1", args.port)
+        else:
+            inst.startServer(os.path.join(tmp, "nt.json"), "127.0.0.1", 0, args.port)
         try:
             sub = inst.getDoubleTopic(args.in_topic).subscribe(
                 0.0, ntcore.PubSubOptions(periodic=0.001, sendAll=True, pollStorage=64))

@@ -1,7 +1,8 @@
 """Lock-step throughput with a real robot program, and the determinism check.
 
-Runs examples/kitbot (``python -m robotpy sim --nogui --simserver``, port 5810: nothing else may
-run a robot program meanwhile) against ``simserver run --lockstep --fast --enable autonomous``
+Runs examples/kitbot (``python -m robotpy sim --nogui --simserver``, port 5810: the machine-wide
+lock /tmp/simserver-5810.lock is held meanwhile, see ``_common.robot_program_lock``) against
+``simserver run --lockstep --fast --enable autonomous``
 twice, and reports simulated seconds per wall second, wall time per 20 ms robot period, and
 whether the two pose traces are bit-identical. The reference, measured in the same run, is the
 same world stepped by simserver alone at the same period with scripted inputs (no robot program,
@@ -24,9 +25,9 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks._common import bundled_script, text_table
+    from benchmarks._common import bundled_script, robot_program_lock, text_table
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
-    from _common import bundled_script, text_table  # type: ignore
+    from _common import bundled_script, robot_program_lock, text_table  # type: ignore
 from simserver.config.loader import load
 from simserver.session import RunOptions, Session
 
@@ -89,7 +90,7 @@ def _physics_alone(seconds: float) -> float:
 
 def measure_lockstep(seconds: float = 60.0) -> dict:
     """Two lock-step runs and the physics-alone reference."""
-    with tempfile.TemporaryDirectory(prefix="simserver-lockstep-") as tmp:
+    with robot_program_lock(), tempfile.TemporaryDirectory(prefix="simserver-lockstep-") as tmp:
         work = Path(tmp)
         first, trace1 = _lockstep_run(seconds, work, "run1")
         second, trace2 = _lockstep_run(seconds, work, "run2")

@@ -1,17 +1,19 @@
-"""Run every benchmark: throughput of the physics core, latency over NetworkTables,
-real-time pacing, lock-step with a real robot program (which binds port 5810), and the cost
-of a camera frame against photonlibpy's simulation.
+"""Run every benchmark: throughput of the physics core (kitbot vs WPILib; swerve, a full robot
+and six colliding robots), mechanisms vs WPILib's, latency over NetworkTables (a plain ntcore
+client, and a real robot program through the bridge), real-time pacing, lock-step with a real
+robot program, the cost of a camera frame against photonlibpy's simulation, and memory.
 
 Each benchmark prints its figures next to a reference measured in the same run (WPILib's
-drivetrain model; an NT echo process). The figures are information, not pass/fail: the exit
-status is 0 whenever the benchmarks ran, whatever the numbers. See ``throughput.py`` and
-``latency.py`` for what exactly is measured.
+models; an NT echo; bare processes). The figures are information, not pass/fail: the exit
+status is 0 whenever the benchmarks ran, whatever the numbers. Each module's docstring says
+what exactly is measured. Robot programs bind port 5810: the benchmarks that start one hold
+the machine-wide lock /tmp/simserver-5810.lock meanwhile (waiting for it if need be).
 
 Usage::
 
     python benchmarks/run_all.py [--quick] [--output FILE]
 
-``--output FILE`` writes (overwrites) a Markdown report: the machine, then both tables.
+``--output FILE`` writes (overwrites) a Markdown report: the machine, then every section.
 ``--quick`` runs short versions (20 s simulated × 3 repeats; 100 switches) as a smoke test;
 its figures are noisier.
 """
@@ -25,26 +27,44 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks import latency, lockstep, pacing, throughput, vision
+    from benchmarks import (
+        latency,
+        lockstep,
+        mechanisms,
+        memory,
+        pacing,
+        robot_latency,
+        throughput,
+        vision,
+        worlds,
+    )
     from benchmarks._common import machine_info, machine_line
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import latency  # type: ignore
     import lockstep  # type: ignore
+    import mechanisms  # type: ignore
+    import memory  # type: ignore
     import pacing  # type: ignore
+    import robot_latency  # type: ignore
     import throughput  # type: ignore
     import vision  # type: ignore
+    import worlds  # type: ignore
     from _common import machine_info, machine_line  # type: ignore
 
 FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0,
-        "lockstep": 60.0, "vision_poses": 200}
+        "lockstep": 60.0, "vision_poses": 200, "worlds": 30.0, "worlds_repeats": 3,
+        "mechanisms": 60.0, "robot_switches": 1000}
 QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0,
-         "lockstep": 10.0, "vision_poses": 50}
+         "lockstep": 10.0, "vision_poses": 50, "worlds": 5.0, "worlds_repeats": 1,
+         "mechanisms": 10.0, "robot_switches": 100}
 
 
 def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                     pace: dict | None = None, lock: dict | None = None,
-                    vis: dict | None = None) -> str:
-    """The whole report: heading, machine, how to reproduce, both sections."""
+                    vis: dict | None = None, wor: dict | None = None,
+                    mech: dict | None = None, rlat: dict | None = None,
+                    mem: dict | None = None) -> str:
+    """The whole report: heading, machine, how to reproduce, every section measured."""
     lines = [
         "# simserver benchmark figures",
         "",
@@ -60,11 +80,14 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
         "",
         throughput.format_markdown(thr).rstrip(),
         "",
-        "## Latency",
-        "",
-        latency.format_markdown(lat).rstrip(),
-        "",
     ]
+    if wor is not None:
+        lines += [worlds.format_markdown(wor).rstrip(), ""]
+    if mech is not None:
+        lines += ["## Mechanisms", "", mechanisms.format_markdown(mech).rstrip(), ""]
+    lines += ["## Latency", "", latency.format_markdown(lat).rstrip(), ""]
+    if rlat is not None:
+        lines += [robot_latency.format_markdown(rlat).rstrip(), ""]
     if pace is not None:
         lines += ["## Real-time pacing", "", pacing.format_markdown(pace).rstrip(), ""]
     if lock is not None:
@@ -72,6 +95,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                   lockstep.format_markdown(lock).rstrip(), ""]
     if vis is not None:
         lines += ["## Vision", "", vision.format_markdown(vis).rstrip(), ""]
+    if mem is not None:
+        lines += ["## Memory", "", memory.format_markdown(mem).rstrip(), ""]
     return "\n".join(lines)
 
 
@@ -93,8 +118,17 @@ def main(argv: list[str] | None = None) -> int:
     thr = throughput.measure_throughput(p["seconds"], int(p["repeats"]))
     print(throughput.format_table(thr), flush=True)
     print(flush=True)
+    wor = worlds.measure_worlds(p["worlds"], int(p["worlds_repeats"]))
+    print(worlds.format_table(wor), flush=True)
+    print(flush=True)
+    mech = mechanisms.measure_mechanisms(p["mechanisms"], int(p["repeats"]))
+    print(mechanisms.format_table(mech), flush=True)
+    print(flush=True)
     lat = latency.measure_latency(int(p["switches"]), int(p["warmup"]))
     print(latency.format_table(lat), flush=True)
+    print(flush=True)
+    rlat = robot_latency.measure_robot_latency(int(p["robot_switches"]), warmup=int(p["warmup"]))
+    print(robot_latency.format_table(rlat), flush=True)
     print(flush=True)
     pace = pacing.measure_pacing(p["pacing"])
     print(pacing.format_table(pace), flush=True)
@@ -104,12 +138,15 @@ def main(argv: list[str] | None = None) -> int:
     print(flush=True)
     vis = vision.measure_vision(int(p["vision_poses"]), int(p["repeats"]))
     print(vision.format_table(vis), flush=True)
+    print(flush=True)
+    mem = memory.summarize_run(rlat, memory.measure_references())
+    print(memory.format_table(mem), flush=True)
     elapsed = time.perf_counter() - start
     print(f"\nTotal: {elapsed:.0f} s")
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis),
-                               encoding="utf-8")
+        args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis,
+                                               wor, mech, rlat, mem), encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0
 

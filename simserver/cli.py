@@ -187,9 +187,11 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
             sys.exit(EXIT_BAD_CONFIG)
         if duration is None:
             duration = script.duration
+    # The in-memory trace (about 10 kB per simulated second) only when a plot or trace file
+    # asks for it: a long real-time run must not grow without bound.
     opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint,
-                      enable=enable, lockstep=lockstep, wait=wait, check=check,
-                      halsim_ws=ws_target, wpilog=record_path)
+                      record=bool(plot_path or trace_path), enable=enable, lockstep=lockstep,
+                      wait=wait, check=check, halsim_ws=ws_target, wpilog=record_path)
     try:
         session = Session(cfg, opts)
     except ModelBuildError as exc:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -28,6 +30,7 @@ from tests.e2e.robots import (
     trace_rows,
 )
 from tests.ntutil import wait_for
+from tests.reliability.procs import StampedSimserver
 
 pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
 
@@ -206,29 +209,46 @@ def test_vendor_can_devices_talonfx_spark_pigeon(tmp_path):
     check_vendorbot(log, trace)
 
 
+RECONNECT_LIMIT = 2.0  # s: robot program restarted -> simserver connected and world reset
+
+
 def test_sensors_resume_after_the_robot_program_restarts(kitbot, tmp_path):
+    """A robot program killed and started again: simserver (a real-time NT client) reconnects
+    and resets the world within RECONNECT_LIMIT s of the new program's NT server listening,
+    keeps running, and the new program's sensors count again. The listening moment is taken
+    when RobotProgram.wait_ready sees port 5810 open (polled every 10 ms, so it is at most
+    about 10 ms late: the measured delay is at most that much short); the reset moment is when
+    simserver's "world reset" log line arrives on its stderr pipe."""
     first, cfg, _ = kitbot(name="first")
     sticks = tmp_path / "sticks.csv"
     sticks.write_text("time,joystick0/axis1\n0,-0.5\n100,-0.5\n")
-    sim = subprocess.Popen([sys.executable, "-m", "simserver", "run", str(cfg), "--enable",
-                            "teleop", "--inputs", str(sticks)], cwd=REPO,
-                           stderr=subprocess.DEVNULL)
+    sim = StampedSimserver(str(cfg), "--enable", "teleop", "--inputs", str(sticks),
+                           log_dir=tmp_path)
     inst = robot_nt()
     try:
         dist = inst.getDoubleTopic("/SmartDashboard/Left distance (m)").subscribe(-1.0)
         wait_for(lambda: dist.get() > 0.5, 20, "the first program's encoder to count")
+        sim.wait_line("world reset", 1)
+        os.killpg(first.proc.pid, signal.SIGKILL)  # a crash: no clean shutdown
         first.close()
         second = RobotProgram(KITBOT, cfg, tmp_path, "second")
         second.wait_ready()
-        # The new program's encoders start from 0 and count again: simserver reconnected,
-        # reset the world and re-enabled teleop within a few seconds.
+        listening = time.monotonic()
+        reset = sim.wait_line("world reset", 2, timeout=10)
+        delay = reset - listening
+        assert delay < RECONNECT_LIMIT, f"reconnected and reset {delay:.2f} s after the restart"
+        # The new program's encoders start from 0 and count again.
         wait_for(lambda: dist.get() < 0.3, 20, "the second program's first readings")
         wait_for(lambda: dist.get() > 0.5, 20, "the second program's encoder to count")
+        assert sim.alive(), sim.stderr()
+        assert "Traceback" not in sim.stderr()
+        print(f"simserver reconnected and reset {delay * 1e3:.0f} ms after the robot program's "
+              "NT server came back")
         second.close()
+        assert sim.interrupt() == 0, sim.stderr()
     finally:
         ntcore.NetworkTableInstance.destroy(inst)
-        sim.terminate()
-        sim.wait(10)
+        sim.close()
 
 
 PHYSICS_PY = '''

@@ -20,7 +20,7 @@ class Robot(wpilib.TimedRobot):
         self.camera = PhotonCamera("front")
         layout = AprilTagFieldLayout.loadField(AprilTagField.k2026RebuiltWelded)
         self.estimator = PhotonPoseEstimator(layout, MOUNT)
-        self.out = open(os.environ["VISIONBOT_LOG"], "w")
+        self.out = open(os.environ["VISIONBOT_LOG"], "w")  # noqa: SIM115 (open for the run)
 
     def robotPeriodic(self) -> None:
         now = wpilib.Timer.getFPGATimestamp()

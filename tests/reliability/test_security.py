@@ -1,0 +1,134 @@
+"""Security defaults: a served NetworkTables instance listens on loopback unless told otherwise;
+config files are data, never code; the container image runs as an unprivileged user."""
+
+from __future__ import annotations
+
+import ast
+import socket
+import sys
+from pathlib import Path
+
+import ntcore
+import pytest
+
+from simserver.config.loader import ConfigError, default_config_text, load_default, loads
+from tests.ntutil import REPO, SimserverProcess, client, free_port, wait_for
+
+# --- network: loopback by default ---------------------------------------------------------------
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local addresses (IPv4 dotted, IPv6 hex) of TCP sockets listening on ``port``, from
+    /proc/net/tcp and /proc/net/tcp6 (Linux)."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            lines = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for line in lines:
+            fields = line.split()
+            local, state = fields[1], fields[3]
+            address, port_hex = local.rsplit(":", 1)
+            if state == "0A" and int(port_hex, 16) == port:  # 0A: LISTEN
+                if len(address) == 8:
+                    found.add(socket.inet_ntoa(bytes.fromhex(address)[::-1]))
+                else:
+                    found.add(address)
+    return found
+
+
+@pytest.mark.network
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/net/tcp")
+@pytest.mark.parametrize(("serve", "expected"), [("{port}", {"127.0.0.1"}),
+                                                 ("0.0.0.0:{port}", {"0.0.0.0"})],
+                         ids=["port-only-binds-loopback", "told-otherwise"])
+def test_serve_binds_loopback_unless_a_host_is_given(tmp_path, serve, expected):
+    port = free_port()
+    proc = SimserverProcess("--serve", serve.format(port=port), log_dir=tmp_path)
+    inst = client(port, "security-check")
+    try:
+        wait_for(inst.isConnected, 20, "simserver's NT server")
+        assert listening_addresses(port) == expected
+        assert proc.interrupt() == 0, proc.stderr()
+    finally:
+        ntcore.NetworkTableInstance.destroy(inst)
+        proc.close()
+
+
+def test_the_lockstep_bridge_listens_on_loopback_by_default():
+    assert load_default().bridge.bind == "127.0.0.1"
+
+
+# --- configs are data ------------------------------------------------------------------------
+
+PAYLOAD = "__import__('pathlib').Path({marker!r}).write_text('pwned')"
+
+
+@pytest.mark.parametrize("template", [
+    'mass = {payload}',  # bare Python: not TOML
+    'mass = "{payload}"',  # Python in a quantity string: handed to pint, never to eval
+    'mass = "60 lb"\n[robot.x]\nexec = "{payload}"',  # Python under an unknown key
+    'mass = "{{{{ {payload} }}}}"',
+    'mass = "$({payload})"',
+])
+def test_python_in_a_config_is_an_error_and_never_runs(tmp_path, template):
+    marker = tmp_path / "ran"
+    payload = PAYLOAD.format(marker=str(marker)).replace('"', '\\"')
+    text = default_config_text().replace('mass = "60 lb"', template.format(payload=payload))
+    with pytest.raises(ConfigError):
+        loads(text)
+    assert not marker.exists()
+
+
+def test_config_and_unit_parsing_code_never_evaluates_text():
+    """No eval/exec/compile/pickle/yaml in the modules that read configs and scenario files."""
+    modules = [*sorted((REPO / "simserver" / "config").glob("*.py")),
+               REPO / "simserver" / "units.py", REPO / "simserver" / "scenario.py",
+               REPO / "simserver" / "io" / "scripted.py"]
+    banned_calls = {"eval", "exec", "compile", "__import__"}
+    banned_modules = {"pickle", "marshal", "yaml", "shelve", "dill"}
+    for path in modules:
+        tree = ast.parse(path.read_text(), str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                assert node.func.id not in banned_calls, f"{path}:{node.lineno}"
+            if isinstance(node, ast.Import):
+                assert not {a.name.split(".")[0] for a in node.names} & banned_modules, path
+            if isinstance(node, ast.ImportFrom):
+                assert (node.module or "").split(".")[0] not in banned_modules, path
+
+
+# --- the container -----------------------------------------------------------------------------
+
+
+def dockerfile_users(path: Path) -> dict[str, str | None]:
+    """The user each stage of a Dockerfile ends up running as (None: root, the default),
+    following ``FROM <earlier stage>`` chains; the last stage under the key ``""``."""
+    users: dict[str, str | None] = {}
+    current: str | None = None
+    last = ""
+    for raw in path.read_text().splitlines():
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        word, _, rest = line.partition(" ")
+        word = word.upper()
+        if word == "FROM":
+            parts = rest.split()
+            base = parts[0]
+            name = parts[2] if len(parts) >= 3 and parts[1].upper() == "AS" else f"<{base}>"
+            current = users.get(base)  # an earlier stage: inherit its user
+            last = name
+            users[name] = current
+        elif word == "USER":
+            current = rest.split(":")[0].strip()
+            users[last] = current
+    users[""] = users.get(last)
+    return users
+
+
+def test_the_container_images_run_as_an_unprivileged_user():
+    users = dockerfile_users(REPO / "docker" / "Dockerfile")
+    for stage in ("", "runtime", "robot"):  # "": what a plain `docker build` makes
+        assert users.get(stage) not in (None, "root", "0"), (stage, users)

@@ -379,7 +379,7 @@ def _swerve(name: str, c: SwerveConfig, cfg: Config) -> Holonomic:
                                 s.spec, s.count, c.steer_gearing, c.steer_inertia)
              for m, d, s in zip(mods, drive, steer, strict=True)],
             cfg.robot.mass, moi, c.friction, c.scrub_damping or None)
-    return Holonomic(model, "swerve", drive, steer, c.fidelity == "physical", cfg.robot.mass,
+    return Holonomic(model, drive, steer, c.fidelity == "physical", cfg.robot.mass,
                      moi)
 
 
@@ -402,7 +402,7 @@ def _mecanum(name: str, c: MecanumConfig, cfg: Config) -> Holonomic:
             [MecanumWheelParams(x, y, r, d.spec, d.count, c.gearing, c.wheel_inertia)
              for (x, y), d in zip(places, drive, strict=True)],
             cfg.robot.mass, moi, c.friction)
-    return Holonomic(model, "mecanum", drive, (), c.fidelity == "physical", cfg.robot.mass, moi)
+    return Holonomic(model, drive, (), c.fidelity == "physical", cfg.robot.mass, moi)
 
 
 def _check_motors(cfg: Config, refs: list[tuple[str, str]]) -> list[tuple[str, str]]:

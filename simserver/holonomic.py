@@ -14,7 +14,6 @@ Each substep:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -46,14 +45,13 @@ class Holonomic:
     model: a ``SwerveDrive``/``MecanumDrive`` (physical: stepped with voltages) or
     ``KinematicSwerve``/``KinematicMecanum`` (stepped with duty cycles). drive: the motor output
     of each wheel (model order). steer: the steer motor of each module (swerve; empty
-    otherwise). kind: "swerve" or "mecanum".
+    otherwise).
     """
 
-    def __init__(self, model: Any, kind: str, drive: Sequence[MotorGroup],
+    def __init__(self, model: Any, drive: Sequence[MotorGroup],
                  steer: Sequence[MotorGroup], physical: bool, mass: float,
                  moment_of_inertia: float):
         self.model = model
-        self.kind = kind
         self.drive = tuple(drive)
         self.steer = tuple(steer)
         self.physical = physical
@@ -61,7 +59,6 @@ class Holonomic:
         self.moment_of_inertia = moment_of_inertia
         self.groups = self.drive + self.steer
         self._joint = {g.name: (i, g) for i, g in enumerate(self.groups)}
-        self._steer_gear = np.array([g.gearing for g in self.steer])
         self.currents = np.zeros(len(self.groups))
         self.volts = np.zeros(len(self.groups))
         self._count = np.array([g.count for g in self.groups], dtype=float)
@@ -223,8 +220,3 @@ def free_wheel_speed(spec: MotorSpec, gearing: float, radius: float) -> float:
 def free_azimuth_rate(spec: MotorSpec, gearing: float) -> float:
     """A steer motor's free speed at the module azimuth, rad/s."""
     return spec.free_speed / gearing
-
-
-def wrap(angle: float) -> float:
-    """Angle wrapped into (-π, π], rad."""
-    return math.atan2(math.sin(angle), math.cos(angle))

@@ -324,8 +324,10 @@ def check(configs: tuple[str, ...]) -> None:
             click.echo(f"{path}: {exc}", err=True)
             continue
         mechs = ", ".join(f"{n} ({s.type})" for n, s in cfg.mechanisms.items()) or "none"
+        extras = "".join(f"; {what}: {', '.join(names)}" for what, names in (
+            ("cameras", list(cfg.cameras)), ("other robots", list(cfg.robots))) if names)
         click.echo(f"{path}: OK ({cfg.drivetrain_type} drivetrain, {len(cfg.motors)} motors, "
-                   f"{len(cfg.encoders)} encoders; mechanisms: {mechs})")
+                   f"{len(cfg.encoders)} encoders; mechanisms: {mechs}{extras})")
     if bad:
         sys.exit(EXIT_BAD_CONFIG)
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 import re
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -194,3 +196,12 @@ def test_other_robot_on_its_own_nt_prefix_is_driven_and_drawn(tmp_path):
     finally:
         ntcore.NetworkTableInstance.destroy(inst)
         proc.close()
+
+
+def test_check_lists_cameras_and_other_robots(tmp_path):
+    main = write_pair(tmp_path)
+    main.write_text(main.read_text() + '\n[cameras.front]\nz = "0.5 m"\n')
+    out = subprocess.run([sys.executable, "-m", "simserver", "check", str(main)],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "cameras: front; other robots: opponent" in out.stdout

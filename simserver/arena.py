@@ -12,7 +12,6 @@ Nothing is shared between arenas or worlds, so two arenas can run in one process
 from __future__ import annotations
 
 import itertools
-import math
 from collections.abc import Mapping
 
 from simserver.models.collision import resolve_pair
@@ -33,7 +32,8 @@ class Arena:
         self.restitution = restitution
         self.friction = friction
         self.substep = substeps.pop()
-        self._pairs = list(itertools.combinations(self.worlds.values(), 2))
+        self._list = list(self.worlds.values())
+        self._pairs = list(itertools.combinations(range(len(self._list)), 2))
 
     @property
     def time(self) -> float:
@@ -60,17 +60,23 @@ class Arena:
 
     def collide(self) -> None:
         """Resolve every pair of robots in contact (bounding circles first)."""
-        touched = {id(w): False for w in self.worlds.values()}
-        for a, b in self._pairs:
-            ax, ay, _ = a.pose
-            bx, by, _ = b.pose
-            if math.hypot(ax - bx, ay - by) > a.reach + b.reach:
+        robots = self._list
+        spots = [(*w.pose[:2], w.reach) for w in robots]  # x m, y m, reach m
+        touched = [False] * len(robots)
+        for i, j in self._pairs:
+            ax, ay, ar = spots[i]
+            bx, by, br = spots[j]
+            dx, dy, reach = ax - bx, ay - by, ar + br
+            if dx * dx + dy * dy > reach * reach:
                 continue
+            a, b = robots[i], robots[j]
             body_a, body_b = a.body(), b.body()
             if resolve_pair(body_a, a.polygon, a.mass, a.inertia, body_b, b.polygon, b.mass,
                             b.inertia, self.restitution, self.friction):
                 a.set_body(body_a)
                 b.set_body(body_b)
-                touched[id(a)] = touched[id(b)] = True
-        for w in self.worlds.values():
-            w.robot_contact(touched[id(w)])
+                spots[i] = (body_a.x, body_a.y, ar)
+                spots[j] = (body_b.x, body_b.y, br)
+                touched[i] = touched[j] = True
+        for w, t in zip(robots, touched, strict=True):
+            w.robot_contact(t)

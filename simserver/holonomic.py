@@ -64,12 +64,12 @@ class Holonomic:
         self._count = np.array([g.count for g in self.groups], dtype=float)
         self._r = np.array([g.spec.R for g in self.groups])
         self._kv = np.array([g.spec.kv for g in self.groups])
-        self._count_per_r = self._count / self._r
-        self._count_per_kv_r = self._count / (self._kv * self._r)
+        self._count_per_r = (self._count / self._r).tolist()
+        self._count_per_kv_r = (self._count / (self._kv * self._r)).tolist()
         self._ctrls: list[Any] | None = None
         self._plain = False
         self._names = [g.name for g in self.groups]
-        self._neutral_coast = np.zeros(len(self.groups), dtype=bool)
+        self._neutral_coast = [False] * len(self.groups)
 
     @property
     def motors(self) -> tuple[str, ...]:
@@ -143,43 +143,41 @@ class Holonomic:
         """Take this tick's duty cycles (held for all its substeps)."""
         if self._ctrls is None:
             self._ctrls = [world.controllers[g.name] for g in self.groups]
-            self._neutral_coast = np.array([c.neutral == "coast" for c in self._ctrls])
+            self._neutral_coast = [c.neutral == "coast" for c in self._ctrls]
             self._plain = all(c.passthrough for c in self._ctrls)  # config: fixed
-        names = self._names
-        duty = np.clip(np.fromiter((world.motor(n) for n in names), float, len(names)),
-                       -1.0, 1.0)
+        duty = [max(-1.0, min(1.0, world.motor(name))) for name in self._names]
         self._duty = duty
-        # Bus solve terms: supply = Σ n·d·(d·V − ω/Kv)/R = g·V + i0_speed·ω.
-        self._g = float(np.dot(self._count_per_r, duty * duty))
-        self._i0_speed = -self._count_per_kv_r * duty
-        coast = (duty == 0.0) & self._neutral_coast
-        self._plain_coast = coast.tolist() if coast.any() else None
+        # Bus solve terms: supply = Σ n·d·(d·V − ω/Kv)/R = g·V + Σ i0_speed·ω.
+        self._g = sum(c * d * d for c, d in zip(self._count_per_r, duty, strict=True))
+        self._i0_speed = [-c * d for c, d in zip(self._count_per_kv_r, duty, strict=True)]
+        coast = [d == 0.0 and nc for d, nc in zip(duty, self._neutral_coast, strict=True)]
+        self._plain_coast = coast if any(coast) else None
 
     def substep(self, world: World, h: float, source: Source, enabled: bool) -> tuple[float,
                                                                                       float]:
         """Advance ``h`` s. Returns (bus voltage V, supply current A drawn by the drivetrain)."""
-        speeds = self._speeds()
+        speeds = self._speeds().tolist()
         duty = self._duty
         if enabled:
-            g_sum, i0 = self._g, float(np.dot(self._i0_speed, speeds))
+            g_sum = self._g
+            i0 = sum(c * w for c, w in zip(self._i0_speed, speeds, strict=True))
         else:
             g_sum = i0 = 0.0
         bus = max(0.0, (source.open_voltage - source.resistance * i0)
                   / (1.0 + source.resistance * g_sum))
         coast: list[bool] | None
         if self._plain and enabled:
-            volts = duty * bus
+            volts = [d * bus for d in duty]
             coast = self._plain_coast
         else:
-            volts, flags = np.empty(len(duty)), []
+            volts, flags = [], []
             assert self._ctrls is not None
-            for k, (ctrl, d, w) in enumerate(zip(self._ctrls, duty.tolist(), speeds.tolist(),
-                                                 strict=True)):
+            for ctrl, d, w in zip(self._ctrls, duty, speeds, strict=True):
                 out = ctrl.apply(d, bus, w, h, enabled)
-                volts[k] = out.voltage
+                volts.append(out.voltage)
                 flags.append(out.coasting)
             coast = flags if any(flags) else None
-        self.volts = volts
+        self.volts = np.array(volts)
         n = len(self.drive)
         m = self.model
         if self.physical:
@@ -193,15 +191,17 @@ class Holonomic:
             currents = m.currents
         else:
             off = np.zeros(len(duty), dtype=bool) if coast is None else np.array(coast)
-            eff = np.where(off, 0.0, volts / bus if bus > 0.0 else 0.0)
+            eff = np.where(off, 0.0, np.array(volts) / bus if bus > 0.0 else 0.0)
             if self.steer:
                 m.step(h, eff[:n], eff[n:])
             else:
                 m.step(h, eff)
             after = self._speeds()
-            currents = np.where(off, 0.0, self._count / self._r * (volts - after / self._kv))
+            currents = np.where(off, 0.0, self._count / self._r
+                                * (np.array(volts) - after / self._kv))
         self.currents = currents
-        supply = float(np.dot(currents, volts)) / bus if bus > 0.0 else 0.0
+        supply = (sum(i * v for i, v in zip(currents.tolist(), volts, strict=True)) / bus
+                  if bus > 0.0 else 0.0)
         return bus, supply
 
     def end_tick(self, world: World) -> None:

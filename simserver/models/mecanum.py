@@ -44,6 +44,8 @@ from simserver.models.tires import (
     WHEEL_FRICTION,
     GearedMotors,
     PlanarChassis,
+    ReducedContacts,
+    Row,
     pose_exp,
 )
 
@@ -77,16 +79,16 @@ class MecanumWheelParams:
 
 @dataclass(frozen=True)
 class _Constants:
-    """Everything that depends only on (h, coast flags), cached between substeps (per wheel)."""
+    """Everything that depends only on (h, coast flags), cached between substeps (per wheel,
+    Python floats)."""
 
-    alpha: np.ndarray  # free-speed decay
-    gain: np.ndarray  # rad/s per V
-    a: np.ndarray  # contact matrix, 4 × 4
-    a_inv: np.ndarray
-    kick: np.ndarray  # wheel speed change per N·s of roller-normal impulse
-    current_speed: np.ndarray  # A per rad/s of speed change
-    current_kick: np.ndarray  # A per N·s of impulse
-    limit: np.ndarray  # μ·N·h, N·s
+    alpha: list[float]  # free-speed decay
+    gain: list[float]  # rad/s per V
+    compliance: list[float]  # D per roller-normal row, m/s per N·s
+    kick: list[float]  # wheel speed change per N·s of roller-normal impulse
+    current_speed: list[float]  # A per rad/s of speed change
+    current_kick: list[float]  # A per N·s of impulse
+    limit: list[float]  # μ·N·h, N·s
 
 
 class MecanumDrive(PlanarChassis):
@@ -110,9 +112,11 @@ class MecanumDrive(PlanarChassis):
                                     [w.wheel_inertia for w in wheels])
         ax, ay = self._scaled_jacobian(np.array([w.x for w in wheels], dtype=float),
                                        np.array([w.y for w in wheels], dtype=float))
-        self._jac = _ROLLER_NORMAL[:, :1] * ax + _ROLLER_NORMAL[:, 1:] * ay
+        jac = _ROLLER_NORMAL[:, :1] * ax + _ROLLER_NORMAL[:, 1:] * ay
+        self._rows: list[Row] = [(j0, j1, j2) for j0, j1, j2 in jac.tolist()]
         # Rim speed r·ω projected on the roller normal: r·(n · forward).
         self._rim = np.array([w.wheel_radius for w in wheels]) * _ROLLER_NORMAL[:, 0]
+        self._rim_list: list[float] = self._rim.tolist()
         self._radius = np.array([w.wheel_radius for w in wheels])
         self.wheel_speed = np.zeros(4)
         self.wheel_angle = np.zeros(4)
@@ -153,12 +157,12 @@ class MecanumDrive(PlanarChassis):
         if coast is not None:
             flags[:] = [bool(c) for c in coast]
         ms = self._motors.discretize(h, flags)
-        a = self._jac @ self._jac.T + np.diag(self._rim**2 * ms.mobility)
         const = _Constants(
-            alpha=ms.alpha, gain=ms.gain, a=a, a_inv=np.linalg.inv(a),
-            kick=-ms.mobility * self._rim,
-            current_speed=ms.current_scale * self._motors.inertia,
-            current_kick=ms.current_scale * self._rim,
+            alpha=ms.alpha.tolist(), gain=ms.gain.tolist(),
+            compliance=(self._rim**2 * ms.mobility).tolist(),
+            kick=(-ms.mobility * self._rim).tolist(),
+            current_speed=(ms.current_scale * self._motors.inertia).tolist(),
+            current_kick=(ms.current_scale * self._rim).tolist(),
             limit=self._friction_limit(h),
         )
         if len(self._cache) > 32:
@@ -175,15 +179,20 @@ class MecanumDrive(PlanarChassis):
         if len(volts) != 4 or (coast is not None and len(coast) != 4):
             raise ValueError("expected 4 voltages (and 4 coast flags)")
         k = self._constants(h, coast)
-        w0 = self.wheel_speed
-        w = k.alpha * w0 + k.gain * np.asarray(volts, dtype=float)
-        u = self._rotated_momentum(h)
-        p = self._solve(k.a, self._rim * w - self._jac @ u, k.limit, k.a_inv)
-        self._advance(h, u + p @ self._jac)
-        w += k.kick * p
-        self.currents = k.current_speed * (w - w0) + k.current_kick * p
-        self.wheel_speed = w
-        self.wheel_angle = self.wheel_angle + w * h
+        w0 = self.wheel_speed.tolist()
+        w = [a * x + g * float(v) for a, x, g, v in zip(k.alpha, w0, k.gain, volts, strict=True)]
+        ux, uy, uw = self._rotated_momentum(h)
+        rhs = [r * wi - (j0 * ux + j1 * uy + j2 * uw)
+               for r, wi, (j0, j1, j2) in zip(self._rim_list, w, self._rows, strict=True)]
+        system = ReducedContacts(self._rows, k.compliance, rhs)
+        p = self._solve(system, k.limit)
+        zx, zy, zw = system.twist(p)
+        self._advance(h, ux + zx, uy + zy, uw + zw)
+        w = [wi + kick * pi for wi, kick, pi in zip(w, k.kick, p, strict=True)]
+        self.currents = np.array([cs * (a - b) + ck * pi for cs, a, b, ck, pi in zip(
+            k.current_speed, w, w0, k.current_kick, p, strict=True)])
+        self.wheel_speed = np.array(w)
+        self.wheel_angle = self.wheel_angle + self.wheel_speed * h
 
 
 class KinematicMecanum:

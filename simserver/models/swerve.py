@@ -32,6 +32,7 @@ Usage::
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -50,9 +51,14 @@ from simserver.models.motor import MotorSpec
 from simserver.models.tires import (
     SCRUB_COMPLIANCE,
     WHEEL_FRICTION,
+    ContactSystem,
+    DenseContacts,
     GearedMotors,
     PlanarChassis,
+    ReducedContacts,
+    Row,
     pose_exp,
+    twist,
 )
 
 __all__ = ["DEFAULT_SCRUB_DAMPING", "WHEEL_FRICTION", "KinematicSwerve", "SwerveDrive",
@@ -95,21 +101,21 @@ class SwerveModuleParams:
 
 @dataclass(frozen=True)
 class _Constants:
-    """Everything that depends only on (h, coast flags), cached between substeps. Arrays over
-    the 2N motor elements are drive elements then steer elements; rows are (along, across) per
-    module."""
+    """Everything that depends only on (h, coast flags), cached between substeps, as Python
+    floats (per-element arithmetic on 8 numbers is faster than numpy's per-call cost). Lists
+    over the 2N motor elements are drive elements then steer elements; rows are (along,
+    across) per module."""
 
-    alpha: np.ndarray  # free-speed decay per element
-    gain: np.ndarray  # rad/s per V
-    angle_speed: np.ndarray  # exact angle advance per unit start speed (0 for drive), s
-    angle_volt: np.ndarray  # exact angle advance per volt (0 for drive), rad/V
-    wheel_h: np.ndarray  # h for drive elements (angle += ω'·h), 0 for steer
-    compliance: np.ndarray  # rows × rows diagonal D
-    target: np.ndarray  # rows × 2N: rim velocity per row from the element speeds
-    kick: np.ndarray  # 2N × rows: speed change per impulse (−mobility·r on drive elements)
-    current_speed: np.ndarray  # A per rad/s of speed change, per element
-    current_kick: np.ndarray  # 2N × rows: A per N·s of impulse
-    limit: np.ndarray  # μ·N·h per module, N·s
+    alpha: list[float]  # free-speed decay per element
+    gain: list[float]  # rad/s per V
+    angle_speed: list[float]  # steer: exact angle advance per unit start speed, s
+    angle_volt: list[float]  # steer: exact angle advance per volt, rad/V
+    compliance: list[float]  # D per row, m/s per N·s
+    rim: list[float]  # drive: wheel radius, m (rim speed per wheel rad/s)
+    kick: list[float]  # drive: wheel speed change per N·s along the wheel (−mobility·r)
+    current_speed: list[float]  # A per rad/s of speed change, per element
+    current_kick: list[float]  # drive: A per N·s along the wheel
+    limit: list[float]  # μ·N·h per module, N·s
 
 
 class SwerveDrive(PlanarChassis):
@@ -148,20 +154,12 @@ class SwerveDrive(PlanarChassis):
             [m.drive_gearing for m in ms] + [m.steer_gearing for m in ms],
             [m.wheel_inertia for m in ms] + [m.steer_inertia for m in ms],
         )
-        x = np.array([m.x for m in ms], dtype=float)
-        y = np.array([m.y for m in ms], dtype=float)
-        # Scaled rows (along, across) of module i at steer angle θ: (cos θ, sin θ) @ basis_i,
-        # from the rows of the contact velocity's body-x and body-y components.
-        ax, ay = self._scaled_jacobian(x, y)
-        self._basis = np.stack([np.concatenate([ax, ay], axis=1),
-                                np.concatenate([ay, -ax], axis=1)], axis=1)  # N × 2 × 6
-        self._cos_sin = np.zeros((n, 1, 2))
-        self._cos, self._sin = self._cos_sin[:, 0, 0], self._cos_sin[:, 0, 1]  # views
+        # Module positions scaled by 1/√J for the mass-scaled Jacobian rows (see step).
+        self._scaled_xy = [(m.x / self._sqrt_j, m.y / self._sqrt_j) for m in ms]
         self._radius = np.array([m.wheel_radius for m in ms], dtype=float)
         self._speed = np.zeros(2 * n)  # wheel speeds, then steer rates (rad/s)
         self._angle = np.zeros(2 * n)  # wheel angles, then steer angles (rad)
         self._current = np.zeros(2 * n)  # drive groups, then steer groups (A)
-        self._volts = np.zeros(2 * n)
         self._cache: dict[object, _Constants] = {}
 
     # --- state views ------------------------------------------------------------------------
@@ -281,31 +279,20 @@ class SwerveDrive(PlanarChassis):
             if flags is not None:
                 coast[offset:offset + n] = [bool(f) for f in flags]
         ms = self._motors.discretize(h, coast)
-        drive = np.arange(n)
-        along = 2 * drive
         r = self._radius
         scrub = SCRUB_COMPLIANCE / self.mass
         if self.scrub_damping is not None:
             scrub += 1.0 / (self.scrub_damping * h)
         compliance = np.full(2 * n, scrub)
-        compliance[along] = r * r * ms.mobility[:n]
-        target = np.zeros((2 * n, 2 * n))
-        target[along, drive] = r
-        kick = np.zeros((2 * n, 2 * n))
-        kick[drive, along] = -ms.mobility[:n] * r
+        compliance[0::2] = r * r * ms.mobility[:n]
         # I = scale·(J·Δω + r·P) with Δω = (free change) − mobility·r·P.
-        inertia = self._motors.inertia
-        current_kick = np.zeros((2 * n, 2 * n))
-        current_kick[drive, along] = ms.current_scale[:n] * r
-        is_steer = np.arange(2 * n) >= n
         const = _Constants(
-            alpha=ms.alpha, gain=ms.gain,
-            angle_speed=np.where(is_steer, ms.pos_speed, 0.0),
-            angle_volt=np.where(is_steer, ms.pos_volt, 0.0),
-            wheel_h=np.where(is_steer, 0.0, h),
-            compliance=np.diag(compliance), target=target, kick=kick,
-            current_speed=ms.current_scale * inertia,
-            current_kick=current_kick,
+            alpha=ms.alpha.tolist(), gain=ms.gain.tolist(),
+            angle_speed=ms.pos_speed[n:].tolist(), angle_volt=ms.pos_volt[n:].tolist(),
+            compliance=compliance.tolist(), rim=r.tolist(),
+            kick=(-ms.mobility[:n] * r).tolist(),
+            current_speed=(ms.current_scale * self._motors.inertia).tolist(),
+            current_kick=(ms.current_scale[:n] * r).tolist(),
             limit=self._friction_limit(h),
         )
         if len(self._cache) > 32:
@@ -328,24 +315,45 @@ class SwerveDrive(PlanarChassis):
                 steer_coast is not None and len(steer_coast) != n):
             raise ValueError(f"expected {n} coast flags per motor group")
         k = self._constants(h, drive_coast, steer_coast)
-        volts = self._volts
-        volts[:n] = drive_volts
-        volts[n:] = steer_volts
-        w0 = self._speed
-        angle = self._angle
-        angle += k.angle_speed * w0 + k.angle_volt * volts  # steer azimuths, exact
-        w = k.alpha * w0 + k.gain * volts  # end speeds if the ground pushed nothing
-        steer = angle[n:]
-        np.cos(steer, out=self._cos)
-        np.sin(steer, out=self._sin)
-        js = np.matmul(self._cos_sin, self._basis).reshape(2 * n, 3)
-        u = self._rotated_momentum(h)
-        p = self._solve(js @ js.T + k.compliance, k.target @ w - js @ u, k.limit)
-        self._advance(h, u + p @ js)
-        w += k.kick @ p
-        self._current = k.current_speed * (w - w0) + k.current_kick @ p
-        self._speed = w
-        angle += k.wheel_h * w
+        volts = [*map(float, drive_volts), *map(float, steer_volts)]
+        w0 = self._speed.tolist()
+        angle = self._angle.tolist()
+        # End speeds if the ground pushed nothing.
+        w = [a * x + g * v for a, x, g, v in zip(k.alpha, w0, k.gain, volts, strict=True)]
+        ux, uy, uw = self._rotated_momentum(h)
+        im = 1.0 / self._sqrt_m
+        rows: list[Row] = []
+        rhs: list[float] = []
+        for i, (px, py) in enumerate(self._scaled_xy):
+            j = n + i
+            theta = angle[j] + k.angle_speed[i] * w0[j] + k.angle_volt[i] * volts[j]  # exact
+            angle[j] = theta
+            c, s = math.cos(theta), math.sin(theta)
+            # Scaled Jacobian rows of the contact velocity along and across the wheel.
+            a0, a1, a2 = c * im, s * im, px * s - py * c
+            b0, b1, b2 = -s * im, c * im, px * c + py * s
+            rows.append((a0, a1, a2))
+            rows.append((b0, b1, b2))
+            rhs.append(k.rim[i] * w[i] - (a0 * ux + a1 * uy + a2 * uw))
+            rhs.append(-(b0 * ux + b1 * uy + b2 * uw))
+        system: ContactSystem
+        if self.scrub_damping is None:  # rigid scrub rows: the whole matrix
+            jac = np.array(rows)
+            system = DenseContacts(jac @ jac.T + np.diag(k.compliance), np.array(rhs))
+        else:
+            system = ReducedContacts(rows, k.compliance, rhs)
+        p = self._solve(system, k.limit)
+        zx, zy, zw = system.twist(p) if isinstance(system, ReducedContacts) else twist(rows, p)
+        self._advance(h, ux + zx, uy + zy, uw + zw)
+        current = [cs * (a - b) for cs, a, b in zip(k.current_speed, w, w0, strict=True)]
+        for i in range(n):
+            along = p[2 * i]
+            w[i] += k.kick[i] * along
+            current[i] = k.current_speed[i] * (w[i] - w0[i]) + k.current_kick[i] * along
+            angle[i] += h * w[i]
+        self._speed[:] = w
+        self._angle[:] = angle
+        self._current[:] = current
 
 
 _KINEMATICS = {

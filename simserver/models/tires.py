@@ -9,7 +9,7 @@ the carpet at a contact whose impulse obeys a Coulomb limit. One substep of ``h`
 2. Every motor-driven inertia advances exactly under its constant voltage and a constant
    ground force (exponential Euler; :meth:`GearedMotors.discretize`). Its end speed is then
    affine in the unknown ground impulse: ``ω' = ω_free − mobility·r·P``.
-3. The contacts are solved at velocity level (:func:`solve_contacts`): impulses ``P`` such that
+3. The contacts are solved at velocity level (:func:`contact_impulses`): impulses ``P`` such that
    after the step the contact-point velocity equals the rim velocity along each constrained
    direction. With the contact Jacobian ``J`` (rows × 3: body twist → contact velocity
    component) and ``M⁻¹ = diag(1/m, 1/m, 1/J)``::
@@ -18,7 +18,10 @@ the carpet at a contact whose impulse obeys a Coulomb limit. One substep of ``h`
 
    one linear solve. A contact whose impulse exceeds ``μ·N·h`` (N = m·g / wheels) slides; the
    sliding impulses are found so that each opposes the slip it leaves (Coulomb) with magnitude
-   exactly ``μ·N·h``, and the sticking contacts are solved again given them.
+   exactly ``μ·N·h``, and the sticking contacts are solved again given them. Every row of one
+   chassis shares the 3 columns of J, so with a compliance on every row each of those solves
+   is a 3 × 3 one (:class:`ReducedContacts`, the Woodbury identity); rigid rows take the whole
+   matrix (:class:`DenseContacts`).
 4. The pose advances by the pose exponential of the end-of-step body twist, as WPILib odometry
    does with module deltas; when nothing slides and the contacts are rigid, odometry fed every
    substep reproduces the pose.
@@ -47,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -164,20 +168,168 @@ class GearedMotors:
         )
 
 
-#: Damped re-solves of the sliding contacts per substep (see solve_contacts).
+#: Damped re-solves of the sliding contacts per substep (see contact_impulses).
 SLIDE_ITERATIONS = 2
 
+Row = tuple[float, float, float]
 
-def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_contact: int,
-                   a_inv: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+
+def twist(rows: Sequence[Row], p: Sequence[float]) -> tuple[float, float, float]:
+    """``Jᵀ P``: the change of the mass-scaled chassis velocity the impulses P (N·s) make, with
+    ``rows`` the scaled Jacobian rows."""
+    z0 = z1 = z2 = 0.0
+    for (j0, j1, j2), pi in zip(rows, p, strict=True):
+        z0 += j0 * pi
+        z1 += j1 * pi
+        z2 += j2 * pi
+    return z0, z1, z2
+
+
+class DenseContacts:
+    """A contact system ``A P = rhs`` given by its whole matrix A (rows × rows, symmetric
+    positive definite, m/s per N·s) and rhs (m/s). Every solve is a rows × rows one; suits any
+    A, including rigid rows (no compliance). a_inv: A⁻¹ when the caller has it cached."""
+
+    def __init__(self, a: np.ndarray, rhs: np.ndarray, a_inv: np.ndarray | None = None):
+        self._a, self._rhs_array, self._a_inv = a, rhs, a_inv
+        self.rhs: list[float] = rhs.tolist()
+
+    def solve(self, damping: list[float] | None = None) -> list[float]:
+        """P with ``(A + diag(damping)) P = rhs``."""
+        if damping is not None:
+            p = np.linalg.solve(self._a + np.diag(damping), self._rhs_array)
+        elif self._a_inv is not None:
+            p = self._a_inv @ self._rhs_array
+        else:
+            p = np.linalg.solve(self._a, self._rhs_array)
+        return p.tolist()
+
+    def solve_given(self, free: list[bool], fixed: list[float]) -> list[float]:
+        """P equal to ``fixed`` on the rows not ``free``, with the free rows of A P = rhs exact
+        (``fixed`` is 0 on free rows)."""
+        mask = np.array(free)
+        p = np.array(fixed)
+        a_free = self._a[mask]
+        p[mask] = np.linalg.solve(a_free[:, mask], self._rhs_array[mask] - a_free @ p)
+        return p.tolist()
+
+    def blocks(self) -> tuple[list[float], list[float]]:
+        """(diagonal of A, its first superdiagonal)."""
+        return self._a.diagonal().tolist(), self._a.diagonal(1).tolist()
+
+    def quad(self, p: list[float]) -> float:
+        """``P·A·P``."""
+        v = np.array(p)
+        return float(v @ self._a @ v)
+
+
+class ReducedContacts:
+    """A contact system whose matrix is ``A = D + J Jᵀ``: D diagonal (each row's compliance,
+    m/s per N·s, > 0) and J the chassis Jacobian in mass-scaled form (rows × 3), as every
+    contact of one rigid chassis has. Each solve is then a 3 × 3 one (the Woodbury identity):
+    with W = D⁻¹ (0 on rows whose impulse is given) and c = Jᵀ P of the given impulses,
+
+        (I + Jᵀ W J) z = c + Jᵀ W rhs,        P = W·(rhs − J z),        z = Jᵀ P
+
+    where z is the change of the scaled chassis velocity. I + Jᵀ W J has eigenvalues ≥ 1, so
+    the 3 × 3 solve is always well posed; but P = W·(rhs − J z) loses digits where D is tiny
+    (a rigid row): use :class:`DenseContacts` for those.
+    """
+
+    def __init__(self, rows: list[Row], compliance: list[float], rhs: list[float]):
+        self.rows = rows
+        self.compliance = compliance
+        self.rhs = rhs
+        self._last: tuple[list[float], tuple[float, float, float]] | None = None
+
+    def _solve(self, weight: list[float], c: tuple[float, float, float]) -> list[float]:
+        s00 = s01 = s02 = s11 = s12 = s22 = 0.0
+        r0, r1, r2 = c
+        for (j0, j1, j2), wi, bi in zip(self.rows, weight, self.rhs, strict=True):
+            if wi:
+                a0, a1, a2 = wi * j0, wi * j1, wi * j2
+                s00 += a0 * j0
+                s01 += a0 * j1
+                s02 += a0 * j2
+                s11 += a1 * j1
+                s12 += a1 * j2
+                s22 += a2 * j2
+                r0 += a0 * bi
+                r1 += a1 * bi
+                r2 += a2 * bi
+        s00 += 1.0
+        s11 += 1.0
+        s22 += 1.0
+        c00, c01, c02 = s11 * s22 - s12 * s12, s02 * s12 - s01 * s22, s01 * s12 - s02 * s11
+        c11, c12, c22 = s00 * s22 - s02 * s02, s01 * s02 - s00 * s12, s00 * s11 - s01 * s01
+        inv = 1.0 / (s00 * c00 + s01 * c01 + s02 * c02)
+        z0 = (c00 * r0 + c01 * r1 + c02 * r2) * inv
+        z1 = (c01 * r0 + c11 * r1 + c12 * r2) * inv
+        z2 = (c02 * r0 + c12 * r1 + c22 * r2) * inv
+        p = [wi * (bi - j0 * z0 - j1 * z1 - j2 * z2)
+             for (j0, j1, j2), wi, bi in zip(self.rows, weight, self.rhs, strict=True)]
+        self._last = (p, (z0, z1, z2))
+        return p
+
+    def solve(self, damping: list[float] | None = None) -> list[float]:
+        """P with ``(A + diag(damping)) P = rhs``."""
+        if damping is None:
+            weight = [1.0 / d for d in self.compliance]
+        else:
+            weight = [1.0 / (d + e) for d, e in zip(self.compliance, damping, strict=True)]
+        return self._solve(weight, (0.0, 0.0, 0.0))
+
+    def solve_given(self, free: list[bool], fixed: list[float]) -> list[float]:
+        """P equal to ``fixed`` on the rows not ``free``, with the free rows of A P = rhs exact
+        (``fixed`` is 0 on free rows)."""
+        weight = [1.0 / d if f else 0.0 for d, f in zip(self.compliance, free, strict=True)]
+        p = self._solve(weight, twist(self.rows, fixed))
+        out = [pi if f else q for pi, f, q in zip(p, free, fixed, strict=True)]
+        self._last = None
+        return out
+
+    def blocks(self) -> tuple[list[float], list[float]]:
+        """(diagonal of A, its first superdiagonal)."""
+        rows = self.rows
+        diag = [d + j0 * j0 + j1 * j1 + j2 * j2
+                for d, (j0, j1, j2) in zip(self.compliance, rows, strict=True)]
+        off = [a0 * b0 + a1 * b1 + a2 * b2
+               for (a0, a1, a2), (b0, b1, b2) in pairwise(rows)]
+        return diag, off
+
+    def quad(self, p: list[float]) -> float:
+        """``P·A·P = Σ D P² + |Jᵀ P|²``."""
+        z0, z1, z2 = twist(self.rows, p)
+        return (sum(d * pi * pi for d, pi in zip(self.compliance, p, strict=True))
+                + z0 * z0 + z1 * z1 + z2 * z2)
+
+    def twist(self, p: list[float]) -> tuple[float, float, float]:
+        """``Jᵀ P`` (the last solve's z when P is that solve's answer)."""
+        if self._last is not None and self._last[0] is p:
+            return self._last[1]
+        return twist(self.rows, p)
+
+
+ContactSystem = DenseContacts | ReducedContacts
+
+
+def _ratios(p: list[float], limit: list[float], k: int) -> list[float]:
+    """|P_i| / limit_i per contact."""
+    if k == 1:
+        return [abs(x) / m for x, m in zip(p, limit, strict=True)]
+    return [math.hypot(p[2 * i], p[2 * i + 1]) / m for i, m in enumerate(limit)]
+
+
+def contact_impulses(system: ContactSystem, limit: list[float], k: int
+                     ) -> tuple[list[float], list[bool]]:
     """Contact impulses with a Coulomb limit per contact (velocity level, one substep).
 
-    a: rows × rows, symmetric positive definite (J M⁻¹ Jᵀ + D). rhs: rows, the constraint
-    violation the impulses must remove (m/s). limit: per contact, μ·N·h > 0 (N·s).
-    rows_per_contact: 1 (mecanum roller normal) or 2 (swerve: along, across); rows of contact i
-    are ``i·k .. i·k+k−1``. a_inv: the inverse of ``a`` when the caller has it cached.
+    system: the contact matrix A (symmetric positive definite, ``J M⁻¹ Jᵀ + D``) and the
+    constraint violation rhs the impulses must remove (m/s). limit: per contact, μ·N·h > 0
+    (N·s). k: rows per contact, 1 (mecanum roller normal) or 2 (swerve: along, across); rows
+    of contact i are ``i·k .. i·k+k−1``.
 
-    Returns (impulse per row, N·s; sliding mask per contact).
+    Returns (impulse per row, N·s; sliding flag per contact).
 
     1. Solve every contact as sticking. If no impulse exceeds its limit, that is the answer
        and every row holds exactly.
@@ -196,27 +348,31 @@ def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_c
     contacts those can be dominated by internal forces that cancel in the net force, and scaled
     one by one they push in arbitrary directions (and can add energy).
     """
-    k = rows_per_contact
-    p = a_inv @ rhs if a_inv is not None else np.linalg.solve(a, rhs)
-    mag = np.abs(p) if k == 1 else np.hypot(p[0::2], p[1::2])
-    ratio = mag / limit
-    if float(ratio.max()) <= 1.0:
-        return p, ratio > 1.0
-    return _slide(a, rhs, limit, k, p, ratio.tolist())
+    p = system.solve()
+    ratio = _ratios(p, limit, k)
+    if max(ratio) <= 1.0:
+        return p, [False] * len(limit)
+    return _slide(system, limit, k, p, ratio)
 
 
-def _slide(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, k: int, p: np.ndarray,
-           ratio: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    """Steps 2-4 of solve_contacts. The per-contact arithmetic runs on Python floats: for 2 to
-    12 contacts that is several times faster than numpy's per-call overhead (measured)."""
+def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_contact: int,
+                   a_inv: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`contact_impulses` for a matrix given whole, on arrays: a (rows × rows), rhs
+    (rows, m/s), limit (contacts, N·s); a_inv: A⁻¹ if cached. Returns (impulses N·s, sliding
+    mask)."""
+    p, sliding = contact_impulses(DenseContacts(a, rhs, a_inv), limit.tolist(), rows_per_contact)
+    return np.array(p), np.array(sliding, dtype=bool)
+
+
+def _slide(system: ContactSystem, limit: list[float], k: int, p: list[float],
+           ratio: list[float]) -> tuple[list[float], list[bool]]:
+    """Steps 2-4 of contact_impulses, on Python floats: for 2 to 12 contacts that is several
+    times faster than numpy's per-call overhead (measured)."""
     n = len(ratio)
-    lim = limit.tolist()
-    d = a.diagonal().tolist()
-    off = a.diagonal(1).tolist() if k == 2 else d
+    d, off = system.blocks()
     kappa = [0.0] * n
     sliding = [r > 1.0 for r in ratio]
     for _ in range(SLIDE_ITERATIONS):
-        pl = p.tolist()
         for i in range(n):
             if not (sliding[i] or ratio[i] > 1.0):
                 kappa[i] = 0.0
@@ -225,7 +381,7 @@ def _slide(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, k: int, p: np.ndar
                 stiff = d[i]
             else:
                 j = 2 * i
-                p0, p1 = pl[j], pl[j + 1]
+                p0, p1 = p[j], p[j + 1]
                 m2 = p0 * p0 + p1 * p1
                 if m2 == 0.0:
                     kappa[i] = 0.0
@@ -234,40 +390,38 @@ def _slide(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, k: int, p: np.ndar
             # Locally |P_i| ∝ 1/(stiff_i + κ_i): the κ_i that brings |P_i| to the limit.
             kappa[i] = max((stiff + kappa[i]) * ratio[i] - stiff, 0.0)
         sliding = [x > 0.0 for x in kappa]
-        damping = kappa if k == 1 else [x for x in kappa for _ in (0, 1)]
-        p = np.linalg.solve(a + np.diag(damping), rhs)
-        pl = p.tolist()
-        ratio = ([abs(x) / m for x, m in zip(pl, lim, strict=True)] if k == 1 else
-                 [math.hypot(pl[2 * i], pl[2 * i + 1]) / lim[i] for i in range(n)])
+        p = system.solve(kappa if k == 1 else [x for x in kappa for _ in (0, 1)])
+        ratio = _ratios(p, limit, k)
     # Exactly on the friction circle; the sticking contacts exact given the sliding ones.
-    if False not in sliding:
-        scale = [1.0 / r for r in ratio]
-        p = p * np.array(scale if k == 1 else [x for x in scale for _ in (0, 1)])
-        slid = np.ones(n, dtype=bool)
+    slid = sliding
+    if all(slid):
+        p = [_on_circle(x, ratio[j // k]) for j, x in enumerate(p)]
     else:
-        slid = np.array(sliding)
-        rat = np.array(ratio)
         while True:
-            on_circle = np.where(slid, 1.0 / rat, 0.0)
-            fixed = p * (on_circle if k == 1 else on_circle.repeat(k))
-            free = ~slid if k == 1 else (~slid).repeat(k)
-            if not free.any():
+            free = [not slid[j // k] for j in range(len(p))]
+            fixed = [0.0 if f else _on_circle(x, ratio[j // k])
+                     for j, (x, f) in enumerate(zip(p, free, strict=True))]
+            if not any(free):
                 p = fixed
                 break
-            a_free = a[free]
-            p = fixed.copy()
-            p[free] = np.linalg.solve(a_free[:, free], rhs[free] - a_free @ fixed)
-            rat = (np.abs(p) if k == 1 else np.hypot(p[0::2], p[1::2])) / limit
-            over = (rat > 1.0) & ~slid
-            if not over.any():
+            p = system.solve_given(free, fixed)
+            ratio = _ratios(p, limit, k)
+            over = [r > 1.0 and not s for r, s in zip(ratio, slid, strict=True)]
+            if not any(over):
                 break
-            slid = slid | over
+            slid = [s or o for s, o in zip(slid, over, strict=True)]
     # Energy guard: Φ(P) − Φ(0) = ½ P·A P − rhs·P must not be positive.
-    quad = float(p @ a @ p)
-    lin = float(rhs @ p)
+    quad = system.quad(p)
+    lin = sum(b * x for b, x in zip(system.rhs, p, strict=True))
     if 0.5 * quad > lin:
-        p = p * (max(0.0, lin / quad) if quad > 0.0 else 0.0)
+        scale = max(0.0, lin / quad) if quad > 0.0 else 0.0
+        p = [x * scale for x in p]
     return p, slid
+
+
+def _on_circle(x: float, ratio: float) -> float:
+    """A sliding contact's impulse component x scaled by 1/ratio onto its friction circle."""
+    return x / ratio if ratio > 0.0 else 0.0
 
 
 class PlanarChassis:
@@ -309,17 +463,17 @@ class PlanarChassis:
         Wheels keep spinning; the next substep's contacts resolve any slip."""
         self.vx, self.vy, self.omega = float(vx), float(vy), float(omega)
 
-    def _friction_limit(self, h: float) -> np.ndarray:
+    def _friction_limit(self, h: float) -> list[float]:
         """μ·N·h per contact, N·s."""
-        return np.full(self.slipping.shape, self.friction * self._normal * h)
+        return [self.friction * self._normal * h] * len(self.slipping)
 
-    def _solve(self, a: np.ndarray, rhs: np.ndarray, limit: np.ndarray,
-               a_inv: np.ndarray | None = None) -> np.ndarray:
-        """solve_contacts, and no grip at all when μ = 0. Sets ``slipping``; returns P."""
+    def _solve(self, system: ContactSystem, limit: list[float]) -> list[float]:
+        """contact_impulses, and no grip at all when μ = 0. Sets ``slipping``; returns P."""
         if self.friction == 0.0:
             self.slipping = np.ones_like(self.slipping)
-            return np.zeros_like(rhs)
-        p, self.slipping = solve_contacts(a, rhs, limit, self._rows_per_contact, a_inv)
+            return [0.0] * len(system.rhs)
+        p, sliding = contact_impulses(system, limit, self._rows_per_contact)
+        self.slipping = np.array(sliding, dtype=bool)
         return p
 
     def _scaled_jacobian(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -331,17 +485,16 @@ class PlanarChassis:
         rows_y = np.stack([zero, zero + im, x * ij], axis=1)
         return rows_x, rows_y
 
-    def _rotated_momentum(self, h: float) -> np.ndarray:
+    def _rotated_momentum(self, h: float) -> tuple[float, float, float]:
         """The scaled velocity u after the body frame turned by omega·h under it."""
         wh = self.omega * h
         c, s = math.cos(wh), math.sin(wh)
         vx, vy = self.vx, self.vy
-        return np.array((self._sqrt_m * (c * vx + s * vy), self._sqrt_m * (c * vy - s * vx),
-                         self._sqrt_j * self.omega))
+        return (self._sqrt_m * (c * vx + s * vy), self._sqrt_m * (c * vy - s * vx),
+                self._sqrt_j * self.omega)
 
-    def _advance(self, h: float, u: np.ndarray) -> None:
+    def _advance(self, h: float, ux: float, uy: float, uw: float) -> None:
         """Take the end-of-step scaled velocity u and move along its twist for h seconds."""
-        ux, uy, uw = u.tolist()
         vx, vy, omega = ux / self._sqrt_m, uy / self._sqrt_m, uw / self._sqrt_j
         self.vx, self.vy, self.omega = vx, vy, omega
         self.x, self.y, self.heading = pose_exp(self.x, self.y, self.heading,

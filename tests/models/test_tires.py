@@ -21,7 +21,10 @@ from wpimath.geometry import Pose2d, Rotation2d, Twist2d
 from simserver.models.motor import motor_by_name
 from simserver.models.tires import (
     WHEEL_FRICTION,
+    DenseContacts,
     GearedMotors,
+    ReducedContacts,
+    contact_impulses,
     pose_exp,
     solve_contacts,
     wheel_inertia_estimate,
@@ -253,3 +256,66 @@ def test_contact_step_never_adds_energy(seed, k, contacts, limit_scale):
     p, _ = solve_contacts(a, rhs, np.full(contacts, limit_scale) * rng.uniform(0.1, 1, contacts),
                           k)
     assert phi(a, rhs, p) <= 1e-12 * max(1.0, float(rhs @ rhs))
+
+
+# --- the reduced (Woodbury) system against the whole matrix ------------------------------------
+
+def chassis_problem(rng: np.random.Generator, contacts: int, k: int
+                    ) -> tuple[list[tuple[float, float, float]], list[float], list[float]]:
+    """Random contacts of one chassis: scaled Jacobian rows (rows × 3, the size of 1/√m and
+    r/√J of an FRC robot), compliances from 1e-3 to 1 (m/s per N·s) and a violation rhs."""
+    jac = rng.normal(scale=0.15, size=(contacts * k, 3))
+    compliance = 10.0 ** rng.uniform(-3.0, 0.0, contacts * k)
+    rhs = rng.normal(size=contacts * k)
+    return [tuple(r) for r in jac.tolist()], compliance.tolist(), rhs.tolist()
+
+
+def dense(rows, compliance, rhs) -> tuple[np.ndarray, np.ndarray]:
+    jac = np.array(rows)
+    return jac @ jac.T + np.diag(compliance), np.array(rhs)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_reduced_solves_equal_dense_solves_to_1e12(k):
+    """Every solve the contact solver asks for: plain, damped, and with some rows given."""
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        rows, compliance, rhs = chassis_problem(rng, 4, k)
+        a, b = dense(rows, compliance, rhs)
+        reduced, whole = ReducedContacts(rows, compliance, rhs), DenseContacts(a, b)
+        scale = float(np.abs(np.linalg.solve(a, b)).max())
+        damping = rng.uniform(0.0, 2.0, 4 * k).tolist()
+        free = (rng.uniform(size=4 * k) < 0.5).tolist()
+        fixed = [0.0 if f else float(v) for f, v in zip(free, rng.normal(size=4 * k),
+                                                        strict=True)]
+        for got, want in ((reduced.solve(), whole.solve()),
+                          (reduced.solve(damping), whole.solve(damping)),
+                          (reduced.solve_given(free, fixed), whole.solve_given(free, fixed))):
+            assert np.abs(np.array(got) - want).max() <= 1e-12 * scale
+        p = reduced.solve()
+        assert reduced.quad(p) == pytest.approx(whole.quad(p), rel=1e-12)
+        assert np.allclose(reduced.twist(p), np.array(rows).T @ np.array(p), rtol=0.0,
+                           atol=1e-12 * scale)
+        d_r, off_r = reduced.blocks()
+        d_w, off_w = whole.blocks()
+        assert np.allclose(d_r, d_w, rtol=1e-14) and np.allclose(off_r, off_w, atol=1e-14)
+
+
+@pytest.mark.parametrize("k", [1, 2])
+def test_contact_impulses_are_the_same_on_either_system(k):
+    """The whole solver (sticking, sliding, re-solving the sticking rows, energy guard) gives
+    the same impulses and sliding flags from the reduced system as from the whole matrix."""
+    rng = np.random.default_rng(6)
+    slid = 0
+    for _ in range(300):
+        rows, compliance, rhs = chassis_problem(rng, 4, k)
+        a, b = dense(rows, compliance, rhs)
+        free = np.linalg.solve(a, b)
+        mags = np.abs(free) if k == 1 else np.hypot(free[0::2], free[1::2])
+        limit = (mags * rng.uniform(0.3, 1.5, 4)).tolist()
+        p_r, s_r = contact_impulses(ReducedContacts(rows, compliance, rhs), limit, k)
+        p_w, s_w = contact_impulses(DenseContacts(a, b), limit, k)
+        assert s_r == s_w
+        assert np.abs(np.array(p_r) - p_w).max() <= 1e-10 * float(np.abs(free).max())
+        slid += any(s_r)
+    assert slid > 200  # the sliding paths were exercised

@@ -1,37 +1,46 @@
 """Throughput of bigger worlds: a swerve robot, a full robot (swerve + elevator + arm + camera)
-and six robots colliding in an arena, each next to a reference stepped in the same run.
+and six robots in an arena, each next to a reference stepped in the same run.
 
 What is measured
     Simulated seconds per wall second (× real time) and µs per substep of
     :class:`simserver.world.World` / :class:`simserver.arena.Arena` stepped in-process as fast
     as the CPU allows (no networking, no pacing), tick 10 ms, substep 5 ms (the configs'
-    own). Worlds are built from the real configs:
+    own). Worlds are built from the real configs: ``examples/swerve/simserver.toml`` (four MK4i
+    modules, eight Kraken X60s, ``fidelity = "physical"``: tire model, stiff steer motors, its
+    battery: sag, brownout, breaker), ``examples/mecanum`` and the bundled kitbot. Every case
+    loops a 10 s input plan and resets its worlds at each loop start. Two kinds of driving:
 
-    - swerve: ``examples/swerve/simserver.toml`` (four MK4i modules, eight Kraken X60s,
-      ``fidelity = "physical"``: tire model, stiff steer motors) with its battery (every World
-      has one: sag, brownout, breaker) on the 2026 field with its elements.
-    - full robot: the same swerve plus an elevator (two Kraken X60s) and an arm (a NEO) as in
-      tests/worlds.py, and one camera (960×720, 30 fps, the 2026 AprilTags) as in
+    - driving: what robot code does. The swerve drives PATH (a 6.7 m × 4.9 m rectangle:
+      ahead, strafe left, back, strafe right, then a spin in place), drive duties open loop and
+      each steer motor on a proportional loop on its module's measured azimuth (its cost is in
+      the timing). Wheels slip when the Krakens launch or the modules turn under load.
+    - pushing: every robot drives ahead at 0.7 for 4 s and keeps pushing at whatever it meets
+      with its wheels spinning, backs off, drives at 0.8 with a turn, backs off (steer duties
+      ±0.05 in a slow sine). A worst case: sliding substeps cost 2-3× rolling ones.
+
+    Cases:
+
+    - swerve + battery, driving (examples/swerve as shipped: perimeter walls, no elements),
+      and the same robot pushing into the 2026 field elements from (2 m, 2 m).
+    - full robot, pushing: the swerve plus an elevator (two Kraken X60s) and an arm (a NEO) as
+      in tests/worlds.py, and one camera (960×720, 30 fps, the 2026 AprilTags) as in
       tests/io/test_vision_session.py.
-    - six robots: two bundled kitbots, two ``examples/mecanum`` and two ``examples/swerve``
-      robots on a ring of radius 2.2 m around the blue hub (``[field] elements = true``),
-      facing it, all driving at it together: they hit the hub and each other. Also six
-      kitbots the same way. Robot-robot contacts are resolved by the arena after every
-      substep; wall, field-element and robot-robot contacts are counted.
-
-    Inputs: a 10 s duty-cycle schedule (forward 0.7 for 4 s, back −0.5, forward 0.8 with a
-    turn, back −0.4; swerve steer motors ±0.05 in a slow sine; elevator ±0.5 and arm ±0.3 in
-    sines), precomputed per tick and looped, the world reset at each loop start.
+    - six robots, match: two kitbots, two mecanum and two swerve robots on the 2026 field with
+      its elements (MATCH), each on its own loop (kitbots TANK_LOOP, the others PATH at half
+      size), the loops crossing in mid-field. Robot-robot contacts are resolved by the arena
+      after every substep; wall, field-element and robot-robot contacts are counted.
+    - six robots, scrum: the same six kinds on a ring of radius 2.2 m around the blue hub,
+      facing it, all on the pushing schedule: they hit the hub and each other and keep
+      pushing. Also six kitbots the same way.
 
 Reference
-    - kitbot: the bundled kitbot World on the same schedule (benchmarks/throughput.py compares
-      it with WPILib's DifferentialDrivetrainSim).
     - swerve, full robot: what the same parts cost when built from WPILib's simulation
       classes, as many team physics.py files do: eight ``DCMotorSim`` (drive J 0.025 kg·m²,
       steer J 0.004 kg·m²), ``BatterySim.calculate``, ``SwerveDriveKinematics`` and
       ``Pose2d.exp`` every substep; for the full robot also ``ElevatorSim``,
       ``SingleJointedArmSim`` and photonlibpy's ``PhotonCameraSim.process`` at 30 fps. No tire
-      model, no walls, no collisions, no controllers or sensors: less physics than ours.
+      model, no walls, no collisions, no controllers or sensors: less physics than ours, and a
+      cost that does not depend on the inputs (it is stepped on the pushing schedule).
     - six robots: the same six worlds stepped one by one without the arena (no robot-robot
       collisions), same inputs.
 
@@ -40,7 +49,8 @@ How
     garbage collector paused; best and median.
 
 Goals (from the issue, judged on medians, information only): swerve + battery ≥ 100× real
-time; six robots with collisions ≥ 20× real time.
+time; six robots with collisions ≥ 20× real time. Both are printed for the driving and the
+pushing cases.
 
 Usage::
 
@@ -58,6 +68,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -66,9 +77,9 @@ from simserver.config.loader import default_config_text, loads
 from simserver.world import World
 
 try:
-    from benchmarks._common import text_table
+    from benchmarks._common import bundled_script, text_table
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
-    from _common import text_table  # type: ignore
+    from _common import bundled_script, text_table  # type: ignore
 
 REPO = Path(__file__).resolve().parents[1]
 SWERVE = REPO / "examples" / "swerve" / "simserver.toml"
@@ -149,6 +160,25 @@ def full_robot_text() -> str:
     return swerve_text() + MECHANISMS + CAMERA
 
 
+#: The match: (robot, start x m, y m, heading °). Each robot drives its own loop (kitbots the
+#: S-curve, the others PATH), the red robots mirroring the blue ones through the field centre;
+#: the swerve and mecanum loops cross in mid-field, so robots meet there, and the kitbots'
+#: S-curves run into the hubs.
+MATCH = (("kitbot", 1.5, 2.5, 90.0), ("kitbot", 15.04, 5.57, -90.0),
+         ("mecanum", 8.9, 3.4, 90.0), ("mecanum", 7.64, 4.67, -90.0),
+         ("swerve", 5.8, 1.0, 0.0), ("swerve", 10.74, 7.07, 180.0))
+
+
+def match_robots() -> list[tuple[str, Callable[[World], Driver]]]:
+    """(config text, driver) of every MATCH robot, on the 2026 field with its elements."""
+    bases: dict[str, tuple[str, Callable[[World], Driver]]] = {
+        "kitbot": (default_config_text(), tank_loop_driver),
+        "mecanum": (MECANUM.read_text(), partial(mecanum_path_driver, scale=0.5)),
+        "swerve": (SWERVE.read_text(), partial(swerve_path_driver, scale=0.5))}
+    return [(placed(with_elements(bases[kind][0]), x, y, heading), bases[kind][1])
+            for kind, x, y, heading in MATCH]
+
+
 def ring_texts(bases: list[str]) -> list[str]:
     """One config per base, placed on the ring around the blue hub, facing its centre."""
     out = []
@@ -194,9 +224,123 @@ def duties(motors: list[str], t: float) -> dict[str, float]:
 
 
 def schedule(world: World, tick: float) -> list[list[tuple[str, float]]]:
-    """Per tick of one loop: (motor, duty) pairs to set."""
+    """Per tick of one loop: (motor, duty) pairs of the pushing schedule (drive_command)."""
     names = list(world.cfg.motors)
     return [list(duties(names, k * tick).items()) for k in range(round(LOOP / tick))]
+
+
+#: A driver sets a World's motor outputs for tick k of the 10 s loop, as robot code would.
+Driver = Callable[[int], None]
+
+
+def _plan_driver(world: World, plan: list[list[tuple[str, float]]]) -> Driver:
+    set_motor = world.set_motor
+
+    def drive(k: int) -> None:
+        for name, duty in plan[k]:
+            set_motor(name, duty)
+
+    return drive
+
+
+def push_driver(world: World) -> Driver:
+    """Open-loop duties of the pushing schedule: every robot drives ahead for 4 s and keeps
+    pushing once it meets something (wheels spinning), backs off, and so on."""
+    return _plan_driver(world, schedule(world, world.cfg.sim.tick))
+
+
+def script_driver(world: World) -> Driver:
+    """The bundled kitbot S-curve (simserver/data/s_curve.csv, benchmarks/throughput.py's
+    workload), sampled every tick."""
+    script = bundled_script(world.cfg)
+    tick = world.cfg.sim.tick
+    return _plan_driver(world, [list(script.at(k * tick)[0].items())
+                                for k in range(round(LOOP / tick))])
+
+
+#: Segments of the driving loop: (seconds, direction in the robot frame in rad or "spin",
+#: drive duty). From (2 m, 2 m) facing +x the example swerve drives a 6.7 m × 4.9 m rectangle
+#: (forward, strafe left, back, strafe right) and spins in place at the end.
+PATH: tuple[tuple[float, float | str, float], ...] = (
+    (2.2, 0.0, 0.6), (2.0, math.pi / 2, 0.5), (2.2, 0.0, -0.6), (2.0, math.pi / 2, -0.5),
+    (1.6, "spin", 0.4))
+STEER_KP = 1.5  # steer duty per rad of azimuth error
+STEER_MAX = 0.6  # steer duty limit
+
+
+def _path_segments(tick: float, scale: float = 1.0) -> list[tuple[float | str, float]]:
+    """Per tick of one loop: PATH's (direction, duty), its segments ``scale`` times as long
+    (0.5: a loop half the size, driven twice)."""
+    period = scale * sum(seg[0] for seg in PATH)
+    out = []
+    for k in range(round(LOOP / tick)):
+        t, j = (k * tick) % period, 0
+        while j < len(PATH) - 1 and t >= scale * PATH[j][0]:
+            t -= scale * PATH[j][0]
+            j += 1
+        out.append((PATH[j][1], PATH[j][2]))
+    return out
+
+
+def swerve_path_driver(world: World, scale: float = 1.0) -> Driver:
+    """PATH for a swerve: the segment's drive duty on every drive motor and, on each steer
+    motor, a proportional controller on the module's measured azimuth toward the segment's
+    direction (wheels tangent to a CCW turn for "spin"). This is the closed loop robot code
+    runs; its cost (a few µs per tick) is inside the timing."""
+    holo = world.holo
+    assert holo is not None and holo.steer
+    spin = [math.atan2(p.x, -p.y) for p in holo.model.modules]
+    plan = [(spin if d == "spin" else [float(d)] * len(spin), duty)
+            for d, duty in _path_segments(world.cfg.sim.tick, scale)]
+    drive = [g.name for g in holo.drive]
+    steer = [g.name for g in holo.steer]
+    set_motor, remainder, tau = world.set_motor, math.remainder, 2.0 * math.pi
+
+    def run(k: int) -> None:
+        targets, duty = plan[k]
+        for name in drive:
+            set_motor(name, duty)
+        for name, target, (_, angle) in zip(steer, targets, holo.module_states(), strict=True):
+            error = remainder(target - angle, tau)
+            set_motor(name, max(-STEER_MAX, min(STEER_MAX, STEER_KP * error)))
+
+    return run
+
+
+def mecanum_path_driver(world: World, scale: float = 1.0) -> Driver:
+    """PATH for a mecanum robot, open loop: wheel duties with wpimath's inverse kinematics
+    signs (front-left vx − vy − ω, front-right vx + vy + ω, rear-left vx + vy − ω, rear-right
+    vx − vy + ω), negated for inverted motor outputs as robot code does."""
+    holo = world.holo
+    assert holo is not None and not holo.steer
+    names = [g.name for g in holo.drive]  # FL, FR, RL, RR
+    sign = [-1.0 if world.cfg.motors[n].inverted else 1.0 for n in names]
+    plan = []
+    for d, duty in _path_segments(world.cfg.sim.tick, scale):
+        vx, vy, w = (0.0, 0.0, 1.0) if isinstance(d, str) else (math.cos(d), math.sin(d), 0.0)
+        wheels = (vx - vy - w, vx + vy + w, vx + vy - w, vx - vy + w)
+        plan.append([(n, s * duty * x) for n, s, x in zip(names, sign, wheels, strict=True)])
+    return _plan_driver(world, plan)
+
+
+#: A tank robot's loop: (seconds, left duty, right duty), repeated: ahead, then a left turn
+#: of roughly a quarter, so the kitbot drives a rough square of about 2.5 m.
+TANK_LOOP = ((1.0, 0.5, 0.5), (0.45, -0.45, 0.45))
+
+
+def tank_loop_driver(world: World) -> Driver:
+    """TANK_LOOP on the drivetrain's left and right motor outputs, open loop."""
+    tick = world.cfg.sim.tick
+    left, right = world.cfg.drivetrain.left, world.cfg.drivetrain.right
+    period = sum(seg[0] for seg in TANK_LOOP)
+    plan = []
+    for k in range(round(LOOP / tick)):
+        t, j = (k * tick) % period, 0
+        while j < len(TANK_LOOP) - 1 and t >= TANK_LOOP[j][0]:
+            t -= TANK_LOOP[j][0]
+            j += 1
+        plan.append([(left, TANK_LOOP[j][1]), (right, TANK_LOOP[j][2])])
+    return _plan_driver(world, plan)
 
 
 # --- runners: each returns wall seconds for n ticks ------------------------------------------
@@ -224,40 +368,50 @@ def _timed(body: Callable[[], object]) -> float:
             gc.enable()
 
 
-def world_case(label: str, text: str) -> Case:
+def world_case(label: str, text: str, driver: Callable[[World], Driver] = push_driver) -> Case:
+    """One World driven by ``driver``, reset at each loop start."""
     world = World(loads(text))
     tick = world.cfg.sim.tick
-    plan = schedule(world, tick)
-    per_loop = len(plan)
-    set_motor, step = world.set_motor, world.step
+    drive, step = driver(world), world.step
+    per_loop = round(LOOP / tick)
+    holo = world.holo
 
-    def body(n: int) -> int:
-        frames = 0
+    def body(n: int, tally: dict[str, float] | None = None) -> None:
         for i in range(n):
             k = i % per_loop
             if k == 0:
                 world.reset()
-            for name, duty in plan[k]:
-                set_motor(name, duty)
+            drive(k)
             step(tick)
-            frames += len(world.frames)
-        return frames
+            if tally is not None:
+                tally["frames"] += len(world.frames)
+                tally["slipping"] += holo is not None and bool(holo.model.slipping.any())
+                tally["touching"] += world.touching_wall or world.touching_obstacle
 
     def info() -> dict[str, Any]:
-        """Camera frames delivered per simulated second over one loop (run untimed)."""
-        return {"frames_per_s": body(per_loop) / LOOP} if world.vision is not None else {}
+        """Over one loop (run untimed): camera frames per simulated second, and the share of
+        ticks ending with a wheel slipping or the robot touching a wall or element."""
+        tally = {"frames": 0.0, "slipping": 0.0, "touching": 0.0}
+        body(per_loop, tally)
+        out = {"touching": tally["touching"] / per_loop}
+        if holo is not None:
+            out["slipping"] = tally["slipping"] / per_loop
+        if world.vision is not None:
+            out["frames_per_s"] = tally["frames"] / LOOP
+        return out
 
     return Case(label, lambda n: _timed(lambda: body(n)), round(tick / world.substep), info)
 
 
-def arena_case(label: str, texts: list[str], collide: bool) -> Case:
-    worlds = {f"r{i}": World(loads(t)) for i, t in enumerate(texts)}
+def arena_case(label: str, robots: list[tuple[str, Callable[[World], Driver]]],
+               collide: bool) -> Case:
+    """Worlds from (config text, driver) pairs in one Arena (``collide``) or stepped alone."""
+    worlds = {f"r{i}": World(loads(t)) for i, (t, _) in enumerate(robots)}
     first = next(iter(worlds.values()))
     tick = first.cfg.sim.tick
-    plans = {n: schedule(w, tick) for n, w in worlds.items()}
-    per_loop = len(next(iter(plans.values())))
+    per_loop = round(LOOP / tick)
+    drivers = [make(w) for w, (_, make) in zip(worlds.values(), robots, strict=True)]
     arena = Arena(worlds, first.cfg.field.restitution, first.cfg.field.wall_friction)
-    pairs = [(w.set_motor, plans[n]) for n, w in worlds.items()]
     steppers = [w.step for w in worlds.values()]
 
     def body(n: int) -> None:
@@ -265,9 +419,8 @@ def arena_case(label: str, texts: list[str], collide: bool) -> Case:
             k = i % per_loop
             if k == 0:
                 arena.reset()
-            for set_motor, plan in pairs:
-                for name, duty in plan[k]:
-                    set_motor(name, duty)
+            for drive in drivers:
+                drive(k)
             if collide:
                 arena.step(tick)
             else:
@@ -407,24 +560,33 @@ def _summary(walls: list[float], sim_seconds: float, substeps: int) -> dict[str,
 def build_cases() -> dict[str, list[Case]]:
     """The cases by group; the first of each group is ours, the rest its references."""
     kitbot = default_config_text()
-    swerve = swerve_text()
+    swerve = SWERVE.read_text()
+    pushing = swerve_text()
     full = full_robot_text()
-    mixed = ring_texts([kitbot, kitbot, MECANUM.read_text(), MECANUM.read_text(),
-                        SWERVE.read_text(), SWERVE.read_text()])
-    kitbots = ring_texts([kitbot] * 6)
+    match = match_robots()
+    ring = [(t, push_driver) for t in ring_texts(
+        [kitbot, kitbot, MECANUM.read_text(), MECANUM.read_text(), swerve, swerve])]
+    kitbots = [(t, push_driver) for t in ring_texts([kitbot] * 6)]
+    reference = wpilib_case("reference: WPILib sim classes (8 DCMotorSim + BatterySim + "
+                            "kinematics)", False, World(loads(pushing)))
     return {
-        "kitbot": [world_case("kitbot World (bundled config)", kitbot)],
-        "swerve": [world_case("swerve + battery World (examples/swerve, physical)", swerve),
-                   wpilib_case("reference: WPILib sim classes (8 DCMotorSim + BatterySim + "
-                               "kinematics)", False, World(loads(swerve)))],
-        "full": [world_case("swerve + elevator + arm + camera World", full),
+        "kitbot": [world_case("kitbot World (bundled config), pushing schedule", kitbot)],
+        "swerve": [world_case("swerve + battery World (examples/swerve, physical), driving "
+                              "PATH with closed-loop steering", swerve, swerve_path_driver),
+                   reference],
+        "swerve_push": [world_case("swerve + battery World, pushing schedule into the 2026 "
+                                   "elements", pushing)],
+        "full": [world_case("swerve + elevator + arm + camera World, pushing schedule", full),
                  wpilib_case("reference: WPILib sim classes + ElevatorSim + "
                              "SingleJointedArmSim + PhotonCameraSim", True, World(loads(full)))],
-        "six": [arena_case("six robots (2 kitbot, 2 mecanum, 2 swerve), Arena with "
-                           "collisions", mixed, True),
+        "six": [arena_case("six robots (2 kitbot, 2 mecanum, 2 swerve), match: own loops, "
+                           "Arena with collisions", match, True),
                 arena_case("reference: the same six Worlds stepped alone (no robot-robot "
-                           "collisions)", mixed, False)],
-        "six_kitbots": [arena_case("six kitbots, Arena with collisions", kitbots, True),
+                           "collisions)", match_robots(), False)],
+        "six_push": [arena_case("six robots (2 kitbot, 2 mecanum, 2 swerve), scrum: pushing "
+                                "schedule at the hub, Arena with collisions", ring, True),
+                     arena_case("reference: the same six Worlds stepped alone", ring, False)],
+        "six_kitbots": [arena_case("six kitbots, scrum, Arena with collisions", kitbots, True),
                         arena_case("reference: the same six kitbots stepped alone", kitbots,
                                    False)],
     }
@@ -454,11 +616,10 @@ def measure_worlds(seconds: float = 30.0, repeats: int = 3, warmup: float = 2.0)
             rows.append(row)
         out["groups"][name] = rows
     g = out["groups"]
-    out["goals"] = {
-        "swerve": {"goal": GOAL_SWERVE, "value": g["swerve"][0]["rate_median"]},
-        "six": {"goal": GOAL_SIX, "value": g["six"][0]["rate_median"]},
-        "six_kitbots": {"goal": GOAL_SIX, "value": g["six_kitbots"][0]["rate_median"]},
-    }
+    out["goals"] = {key: {"goal": goal, "value": g[key][0]["rate_median"]}
+                    for key, goal in (("swerve", GOAL_SWERVE), ("swerve_push", GOAL_SWERVE),
+                                      ("six", GOAL_SIX), ("six_push", GOAL_SIX),
+                                      ("six_kitbots", GOAL_SIX))}
     return out
 
 
@@ -476,6 +637,9 @@ def _note(group: str, i: int, row: dict[str, Any], rows: list[dict[str, Any]]) -
     if "robot_hits" in info and group.startswith("six"):
         return (f"contacts per 10 s loop: {info['robot_hits']:.0f} robot-robot, "
                 f"{info['obstacle_hits']:.0f} robot-hub/trench, {info['wall_hits']:.0f} wall")
+    if "slipping" in info:
+        return (f"ticks ending with a wheel slipping {info['slipping']:.0%}, touching a wall "
+                f"or element {info['touching']:.0%}")
     return ""
 
 
@@ -491,20 +655,23 @@ def _rows(res: dict) -> list[list[str]]:
 
 def _goal_lines(res: dict) -> list[str]:
     g = res["goals"]
-    labels = {"swerve": "swerve (examples/swerve, physical) + battery, 5 ms substep",
-              "six": "six robots (2 kitbot, 2 mecanum, 2 swerve) with collisions",
-              "six_kitbots": "six kitbots with collisions"}
+    labels = {"swerve": "swerve (examples/swerve, physical) + battery, 5 ms substep, driving",
+              "swerve_push": "the same, pushing into the field elements",
+              "six": "six robots (2 kitbot, 2 mecanum, 2 swerve) with collisions, match",
+              "six_push": "the same six, scrum at the hub",
+              "six_kitbots": "six kitbots with collisions, scrum"}
     return [f"{labels[k]}: ≥ {v['goal']:g}× real time: {v['value']:.1f}× — "
             f"{'met' if v['value'] >= v['goal'] else 'not met'}" for k, v in g.items()]
 
 
 def _contacts_note(res: dict) -> str:
-    ours = res["groups"]["six"][0]["info"]
-    alone = res["groups"]["six"][1]["info"]
-    return (f"Contacts in one 10 s loop of the schedule: with the arena "
-            f"{ours['robot_hits']:.0f} robot-robot; stepped alone the robots drive through "
-            f"each other ({alone['robot_hits']:.0f} robot-robot), hitting the hub "
-            f"{alone['obstacle_hits']:.0f} times.")
+    parts = []
+    for key, name in (("six", "match"), ("six_push", "scrum")):
+        ours, alone = (r["info"] for r in res["groups"][key][:2])
+        parts.append(f"{name}: {ours['robot_hits']:.0f} robot-robot in the arena; stepped "
+                     f"alone the robots drive through each other ({alone['robot_hits']:.0f}) "
+                     f"and hit the field elements {alone['obstacle_hits']:.0f} times")
+    return "Contacts in one 10 s loop: " + "; ".join(parts) + "."
 
 
 def format_table(res: dict) -> str:
@@ -520,10 +687,11 @@ def format_markdown(res: dict) -> str:
     """Markdown section."""
     lines = [f"### Throughput of bigger worlds: {res['seconds']:g} s simulated per run, tick "
              f"10 ms, substep 5 ms, {res['repeats']} repeats (alternating order)", "",
-             "Robots from examples/swerve, examples/mecanum and the bundled kitbot on the 2026 "
-             "field with its elements; references measured in the same run (see "
-             "benchmarks/worlds.py: the WPILib rows model less, no tires, walls or "
-             "collisions).", "",
+             "Robots from examples/swerve, examples/mecanum and the bundled kitbot; references "
+             "measured in the same run (see benchmarks/worlds.py: the WPILib rows model less, "
+             "no tires, walls or collisions, and cost the same whatever the inputs). Driving: "
+             "the swerve drives PATH (a rectangle and a spin) with a proportional steer loop; "
+             "pushing: every robot drives ahead and keeps pushing at whatever it meets.", "",
              "| " + " | ".join(HEAD) + " |", "|---|" + "---:|" * 4 + "---|"]
     lines += ["| " + " | ".join(r) + " |" for r in _rows(res)]
     lines += ["", _contacts_note(res), "", "Goals (medians, information only):", ""]

@@ -167,23 +167,25 @@ def _place(shape: _Shape, x: float, y: float, c: float, s: float
     return pts, nrm
 
 
-def _max_separation(p1: Sequence[Point], n1: Sequence[Point], p2: Sequence[Point]
-                    ) -> tuple[float, int]:
+def _max_separation(p1: Sequence[Point], n1: Sequence[Point], p2: Sequence[Point],
+                    floor: float = -math.inf) -> tuple[float, int]:
     """Largest over p1's faces of the signed distance of p2's deepest vertex (m) and that face.
 
-    Returns at the first face with a distance ≥ 0: that face separates the polygons.
+    Returns at the first face with a distance ≥ 0: that face separates the polygons. Only
+    distances above ``floor`` (m, < 0) count: (floor, 0) if there are none.
     """
-    best, face = -math.inf, 0
+    best, face = floor, 0
     for i, (nx, ny) in enumerate(n1):
         vx, vy = p1[i]
         off = vx * nx + vy * ny
         sep = math.inf
         for qx, qy in p2:
-            d = qx * nx + qy * ny
+            d = qx * nx + qy * ny - off
+            if d <= best:
+                break  # this face's distance is at most d ≤ best: it cannot be the largest
             if d < sep:
                 sep = d
-        sep -= off
-        if sep > best:
+        else:  # every vertex is farther than best: sep is this face's distance
             best, face = sep, i
             if sep >= 0.0:
                 break
@@ -200,7 +202,8 @@ def _manifold(pa: Sequence[Point], na: Sequence[Point], pb: Sequence[Point],
     sep_a, face_a = _max_separation(pa, na, pb)
     if sep_a >= 0.0:
         return None
-    sep_b, face_b = _max_separation(pb, nb, pa)
+    # b's faces that separate less than a's best cannot be chosen: they need not be measured.
+    sep_b, face_b = _max_separation(pb, nb, pa, sep_a)
     if sep_b >= 0.0:
         return None
     if sep_b > sep_a + _FACE_TOLERANCE:
@@ -208,8 +211,12 @@ def _manifold(pa: Sequence[Point], na: Sequence[Point], pb: Sequence[Point],
     else:
         ref_p, ref_n, face, inc_p, inc_n, sep, flip = pa, na, face_a, pb, nb, sep_a, False
     nx, ny = ref_n[face]
-    # Incident edge: the one whose normal is most opposed to the reference normal.
-    inc = min(range(len(inc_n)), key=lambda k: inc_n[k][0] * nx + inc_n[k][1] * ny)
+    # Incident edge: the (first) one whose normal is most opposed to the reference normal.
+    inc, most = 0, math.inf
+    for k, (mx, my) in enumerate(inc_n):
+        d = mx * nx + my * ny
+        if d < most:
+            inc, most = k, d
     (x1, y1), (x2, y2) = inc_p[inc], inc_p[(inc + 1) % len(inc_p)]
     (rx1, ry1), (rx2, ry2) = ref_p[face], ref_p[(face + 1) % len(ref_p)]
     tx, ty = -ny, nx  # along the reference edge, from its first point to its second
@@ -273,43 +280,37 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
         dx, dy = a.x - b.x, a.y - b.y
         bvx, bvy, bw = b.vx, b.vy, b.omega
     inv_m = inv_ma + inv_mb
-    energy0 = (a_mass * (avx * avx + avy * avy) + a_inertia * aw * aw
-               + mb * (bvx * bvx + bvy * bvy) + jb * bw * bw)
+    before = (avx, avy, aw, bvx, bvy, bw)
     # Per contact: offsets from a (r) and from b (q), normal n, r×n, q×n, r×t, q×t (t = n
-    # turned +90°), normal and tangential effective masses 1/K, restitution.
+    # turned +90°), restitution.
     rows = []
     for rx, ry, nx, ny in contacts:
         qx, qy = rx + dx, ry + dy
         ux = avx - aw * ry - (bvx - bw * qy)
         uy = avy + aw * rx - (bvy + bw * qx)
-        e = restitution if -(ux * nx + uy * ny) > RESTING_SPEED else 0.0
-        rn, qn = rx * ny - ry * nx, qx * ny - qy * nx
-        rt, qt = rx * nx + ry * ny, qx * nx + qy * ny
-        rows.append((rx, ry, qx, qy, nx, ny, rn, qn, rt, qt,
-                     1.0 / (inv_m + rn * rn * inv_ja + qn * qn * inv_jb),
-                     1.0 / (inv_m + rt * rt * inv_ja + qt * qt * inv_jb), e))
+        rows.append((rx, ry, qx, qy, nx, ny, rx * ny - ry * nx, qx * ny - qy * nx,
+                     rx * nx + ry * ny, qx * nx + qy * ny,
+                     restitution if -(ux * nx + uy * ny) > RESTING_SPEED else 0.0))
     count = len(rows)
-    pn = [0.0] * count  # accumulated normal impulses, N·s
-    pt = [0.0] * count  # accumulated tangential impulses, N·s
-    same_normal = count == 2 and rows[0][4:6] == rows[1][4:6]
-    modes = _manifold_impulses(rows, (avx, avy, aw, bvx, bvy, bw), inv_m, inv_ja, inv_jb,
-                               friction) if count == 1 or same_normal else None
+    first, last = rows[0], rows[-1]  # the same row when there is one contact
+    modes = None
+    if count == 1 or (count == 2 and first[4] == last[4] and first[5] == last[5]):
+        modes = _manifold_impulses(rows, before, inv_m, inv_ja, inv_jb, friction)
     if modes is not None:  # one contact manifold, solved exactly
-        *normal, tangential = modes
-        for i, row in enumerate(rows):
-            nx, ny, rn, qn = row[4:8]
-            pn[i] = normal[i]
-            jx, jy = normal[i] * nx, normal[i] * ny
+        pn = list(modes[:count])  # accumulated normal impulses, N·s
+        for p, (_, _, _, _, nx, ny, rn, qn, _, _, _) in zip(pn, rows, strict=True):
+            jx, jy = p * nx, p * ny
             avx += jx * inv_ma
             avy += jy * inv_ma
-            aw += normal[i] * rn * inv_ja
+            aw += p * rn * inv_ja
             bvx -= jx * inv_mb
             bvy -= jy * inv_mb
-            bw -= normal[i] * qn * inv_jb
+            bw -= p * qn * inv_jb
+        tangential = modes[2]
         if tangential != 0.0:  # at the manifold's centre
-            nx, ny = rows[0][4], rows[0][5]
-            rt = sum(r[8] for r in rows) / count
-            qt = sum(r[9] for r in rows) / count
+            nx, ny = first[4], first[5]
+            rt = (first[8] + last[8]) / 2
+            qt = (first[9] + last[9]) / 2
             jx, jy = -tangential * ny, tangential * nx
             avx += jx * inv_ma
             avy += jy * inv_ma
@@ -318,10 +319,14 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
             bvy -= jy * inv_mb
             bw -= tangential * qt * inv_jb
     else:  # several manifolds (a field corner): projected Gauss-Seidel
+        pn = [0.0] * count  # accumulated normal impulses, N·s
+        pt = [0.0] * count  # accumulated tangential impulses, N·s
+        kn = [_effective_mass(r[6], r[7], inv_m, inv_ja, inv_jb) for r in rows]
+        kt = [_effective_mass(r[8], r[9], inv_m, inv_ja, inv_jb) for r in rows]
         k11 = k12 = k22 = det = 0.0
         if count == 2:
             r1, r2 = rows
-            k11, k22 = 1.0 / r1[10], 1.0 / r2[10]
+            k11, k22 = 1.0 / kn[0], 1.0 / kn[1]
             k12 = ((r1[4] * r2[4] + r1[5] * r2[5]) * inv_m
                    + r1[6] * r2[6] * inv_ja + r1[7] * r2[7] * inv_jb)
             det = k11 * k22 - k12 * k12
@@ -332,11 +337,11 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
             change = 0.0
             if friction > 0.0:
                 for i in range(count):
-                    rx, ry, qx, qy, nx, ny, _, _, rt, qt, _, kt, _ = rows[i]
+                    rx, ry, qx, qy, nx, ny, _, _, rt, qt, _ = rows[i]
                     ut = ((avy + aw * rx - bvy - bw * qx) * nx
                           - (avx - aw * ry - bvx + bw * qy) * ny)
                     limit = friction * pn[i]
-                    new = min(limit, max(-limit, pt[i] - ut * kt))
+                    new = min(limit, max(-limit, pt[i] - ut * kt[i]))
                     d = new - pt[i]
                     if d != 0.0:
                         pt[i] = new
@@ -356,13 +361,13 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
             else:
                 news = (0.0, 0.0)  # unused: the rows are solved one by one below
             for i in range(count):
-                rx, ry, qx, qy, nx, ny, rn, qn, _, _, kn, _, _ = rows[i]
+                rx, ry, qx, qy, nx, ny, rn, qn, _, _, _ = rows[i]
                 if count == 2:
                     new = news[i]
                 else:
                     un = ((avx - aw * ry - bvx + bw * qy) * nx
                           + (avy + aw * rx - bvy - bw * qx) * ny)
-                    new = max(0.0, pn[i] - un * kn)
+                    new = max(0.0, pn[i] - un * kn[i])
                 d = new - pn[i]
                 if d != 0.0:
                     pn[i] = new
@@ -376,10 +381,11 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
                     bw -= d * qn * inv_jb
             if exact or change <= CONVERGED * (sum(pn) + sum(map(abs, pt))):
                 break
-    # Restitution: Δ = λ·(e_i P_i at each contact); energy(λ) is quadratic, energy(0) ≤ energy0.
+    # Restitution: Δ = λ·(e_i P_i at each contact); energy(λ) is quadratic, energy(0) ≤ the
+    # energy before the impact.
     fx = fy = ta = tb = 0.0
     for row, p in zip(rows, pn, strict=True):
-        ep = row[12] * p
+        ep = row[10] * p
         if ep != 0.0:
             fx += ep * row[4]
             fy += ep * row[5]
@@ -398,8 +404,8 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
     if quad > 0.0:
         lin = 2.0 * (a_mass * (avx * dax + avy * day) + a_inertia * aw * daw
                      + mb * (bvx * dbx + bvy * dby) + jb * bw * dbw)
-        const = (a_mass * (avx * avx + avy * avy) + a_inertia * aw * aw
-                 + mb * (bvx * bvx + bvy * bvy) + jb * bw * bw - energy0)
+        const = (_twice_energy(a_mass, a_inertia, mb, jb, (avx, avy, aw, bvx, bvy, bw))
+                 - _twice_energy(a_mass, a_inertia, mb, jb, before))
         lam = 1.0
         if quad + lin + const > 0.0:
             lam = (-lin + math.sqrt(max(0.0, lin * lin - 4.0 * quad * const))) / (2.0 * quad)
@@ -409,107 +415,135 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
         b.vx, b.vy, b.omega = bvx + lam * dbx, bvy + lam * dby, bw + lam * dbw
 
 
+def _twice_energy(a_mass: float, a_inertia: float, b_mass: float, b_inertia: float,
+                  v: tuple[float, ...]) -> float:
+    """2 × the kinetic energy (J) of two bodies (kg, kg·m²) with v = (a.vx, a.vy, a.omega,
+    b.vx, b.vy, b.omega) (m/s, rad/s)."""
+    avx, avy, aw, bvx, bvy, bw = v
+    return (a_mass * (avx * avx + avy * avy) + a_inertia * aw * aw
+            + b_mass * (bvx * bvx + bvy * bvy) + b_inertia * bw * bw)
+
+
+def _effective_mass(arm_a: float, arm_b: float, inv_m: float, inv_ja: float, inv_jb: float
+                    ) -> float:
+    """1/K of one constraint row (kg): the impulse (N·s) that changes its speed by 1 m/s.
+
+    arm_a, arm_b: the arms r × d (m) of its direction d about the two centres; inv_m the sum
+    of the inverse masses (1/kg), inv_ja and inv_jb the inverse inertias (1/(kg·m²)).
+    """
+    return 1.0 / (inv_m + arm_a * arm_a * inv_ja + arm_b * arm_b * inv_jb)
+
+
 def _manifold_impulses(rows: Sequence[tuple[float, ...]], v: tuple[float, ...], inv_m: float,
-                       inv_ja: float, inv_jb: float, friction: float) -> list[float] | None:
+                       inv_ja: float, inv_jb: float, friction: float
+                       ) -> tuple[float, float, float] | None:
     """Exact impulses of one contact manifold (1 or 2 points sharing the normal n).
 
     Unknowns: a normal impulse per point and, with friction, one tangential impulse at the
     points' centre. Solves the complementarity problem (each normal impulse ≥ 0 with no
     approach speed left where it acts; the tangential impulse stops the sliding within the
     friction cone |p_t| ≤ μ Σp_n, or slides on the cone against the motion) by trying the
-    contact modes in turn. Returns [p_n..., p_t] (N·s), or None if rounding defeated every mode.
-    rows as in solve_contacts; v = (a.vx, a.vy, a.omega, b.vx, b.vy, b.omega).
+    contact modes in turn. Returns (p_n1, p_n2, p_t) (N·s; p_n2 is 0 for one point), or None
+    if rounding defeated every mode. rows as in solve_contacts (1 or 2 of them);
+    v = (a.vx, a.vy, a.omega, b.vx, b.vy, b.omega); μ ≥ 0.
     """
     avx, avy, aw, bvx, bvy, bw = v
-    count = len(rows)
-    nx, ny = rows[0][4], rows[0][5]
-    # Constraint rows: (r × d, q × d) per row, normals first, then the tangent at the centre.
-    arms = [(r[6], r[7]) for r in rows]
-    dirs = [(nx, ny)] * count
-    speeds = [(avx - aw * r[1] - bvx + bw * r[3]) * nx + (avy + aw * r[0] - bvy - bw * r[2]) * ny
-              for r in rows]
-    if min(speeds) >= 0.0:
-        return [0.0] * (count + 1)  # nothing approaches: no impulse at all
-    if friction == 0.0:  # normal impulses only: closed forms
-        if count == 1:
-            return [-speeds[0] * rows[0][10], 0.0]
-        k11, k22 = 1.0 / rows[0][10], 1.0 / rows[1][10]
-        k12 = inv_m + arms[0][0] * arms[1][0] * inv_ja + arms[0][1] * arms[1][1] * inv_jb
+    two = len(rows) == 2
+    # One point is handled as two coincident ones of which the second never acts: every sum,
+    # mean, minimum and maximum below then has the one-point value.
+    rx0, ry0, qx0, qy0, nx, ny, an0, bn0, _, _, _ = rows[0]
+    rx1, ry1, qx1, qy1, _, _, an1, bn1, _, _, _ = rows[-1]
+    # Normal speeds (m/s, > 0 separating).
+    v0 = (avx - aw * ry0 - bvx + bw * qy0) * nx + (avy + aw * rx0 - bvy - bw * qx0) * ny
+    v1 = (avx - aw * ry1 - bvx + bw * qy1) * nx + (avy + aw * rx1 - bvy - bw * qx1) * ny
+    if v0 >= 0.0 and v1 >= 0.0:
+        return 0.0, 0.0, 0.0  # nothing approaches: no impulse at all
+    if not friction > 0.0:  # normal impulses only: closed forms
+        kn0 = _effective_mass(an0, bn0, inv_m, inv_ja, inv_jb)
+        if not two:
+            return -v0 * kn0, 0.0, 0.0
+        k11, k22 = 1.0 / kn0, 1.0 / _effective_mass(an1, bn1, inv_m, inv_ja, inv_jb)
+        k12 = inv_m + an0 * an1 * inv_ja + bn0 * bn1 * inv_jb
         det = k11 * k22 - k12 * k12
         p1, p2 = _two_point_lcp(k11, k12, k22, det if det > 1e-12 * k11 * k22 else 0.0,
-                                0.0, 0.0, speeds[0], speeds[1])
-        return [p1, p2, 0.0]
-    if friction > 0.0:
-        cx = sum(r[0] for r in rows) / count
-        cy = sum(r[1] for r in rows) / count
-        dx = sum(r[2] for r in rows) / count
-        dy = sum(r[3] for r in rows) / count
-        arms.append((cx * nx + cy * ny, dx * nx + dy * ny))
-        dirs.append((-ny, nx))
-        speeds.append((avy + aw * cx - bvy - bw * dx) * nx - (avx - aw * cy - bvx + bw * dy) * ny)
-    size = len(speeds)
-    k = [[(dirs[i][0] * dirs[j][0] + dirs[i][1] * dirs[j][1]) * inv_m
-          + arms[i][0] * arms[j][0] * inv_ja + arms[i][1] * arms[j][1] * inv_jb
-          for j in range(size)] for i in range(size)]
-    tol_w = 1e-9 * max(map(abs, speeds))  # m/s
-    tol_p = tol_w / min(k[i][i] for i in range(size))  # N·s
-    actives = [tuple(range(count))] + ([(0,), (1,)] if count == 2 else [])
-    slide = 1.0 if friction > 0.0 and speeds[count] > 0.0 else -1.0
-    tmodes = (0.0, slide, -slide) if friction > 0.0 else (0.0,)
-    for active in actives:
-        for tmode in tmodes:  # 0: sticking; ±1: sliding in ±t, friction p_t = ∓μ Σp_n
-            a = [[0.0] * size for _ in range(size)]
-            b = [0.0] * size
-            for i in range(count):
-                if i in active:
-                    a[i][:] = k[i]
-                    b[i] = -speeds[i]
-                else:
-                    a[i][i] = 1.0
-            if friction > 0.0:
-                if tmode == 0.0:
-                    a[count][:] = k[count]
-                    b[count] = -speeds[count]
-                else:
-                    a[count] = [tmode * friction] * count + [1.0]
-            p = _solve_linear(a, b)
+                                0.0, 0.0, v0, v1)
+        return p1, p2, 0.0
+    # The tangent t = n turned +90° at the points' centre c (offset from a; d from b): its
+    # speed vt (m/s) and arms c × t, d × t (m), as r × n, q × n are the normals' arms.
+    cx, cy, dx, dy = (rx0 + rx1) / 2, (ry0 + ry1) / 2, (qx0 + qx1) / 2, (qy0 + qy1) / 2
+    at, bt = cx * nx + cy * ny, dx * nx + dy * ny
+    vt = (avy + aw * cx - bvy - bw * dx) * nx - (avx - aw * cy - bvx + bw * dy) * ny
+    # K, the symmetric matrix from impulses (p_n1, p_n2, p_t) to speed changes (n ⟂ t).
+    nn_m = (nx * nx + ny * ny) * inv_m
+    k00 = nn_m + an0 * an0 * inv_ja + bn0 * bn0 * inv_jb
+    k01 = nn_m + an0 * an1 * inv_ja + bn0 * bn1 * inv_jb
+    k11 = nn_m + an1 * an1 * inv_ja + bn1 * bn1 * inv_jb
+    k0t = an0 * at * inv_ja + bn0 * bt * inv_jb
+    k1t = an1 * at * inv_ja + bn1 * bt * inv_jb
+    ktt = nn_m + at * at * inv_ja + bt * bt * inv_jb
+    tol_w = 1e-9 * max(abs(v0), abs(v1), abs(vt))  # m/s
+    tol_p = tol_w / min(k00, k11, ktt)  # N·s
+    # Each mode is a linear system in the impulses: K's row and -v for an acting point, p_n = 0
+    # for one that does not act; K's row and -vt for sticking, p_t ± μ Σp_n = 0 for sliding.
+    # Only the acting points' impulses and p_t are solved for, but the singularity test is
+    # that of the whole system (its size and largest entry; rows p_n = 0 have entry 1).
+    a01, a0t, a1t = abs(k01), abs(k0t), abs(k1t)  # the diagonal is positive
+    max0, max_stick, max_slide = max(k00, a01, a0t), max(a0t, a1t, ktt), max(friction, 1.0)
+    max1 = max(a01, k11, a1t) if two else 0.0
+    slide = 1.0 if vt > 0.0 else -1.0
+    actives = ((True, True), (True, False), (False, True)) if two else ((True, False),)
+    for on0, on1 in actives:
+        for tmode in (0.0, slide, -slide):  # 0: sticking; ±1: sliding in ±t, p_t = ∓μ Σp_n
+            if tmode == 0.0:
+                t0, t1, t2, rhs_t, max_t = k0t, k1t, ktt, -vt, max_stick
+            else:
+                t0 = t1 = tmode * friction
+                t2, rhs_t, max_t = 1.0, 0.0, max_slide
+            scale = max(max0 if on0 else 1.0, (max1 if on1 else 1.0) if two else 0.0, max_t)
+            tiny = 1e-12 * scale * scale * (scale if two else 1.0)
+            if on0 and on1:
+                p = _solve_linear(((k00, k01, k0t), (k01, k11, k1t), (t0, t1, t2)),
+                                  (-v0, -v1, rhs_t), tiny)
+            elif on0:
+                p = _solve_linear(((k00, k0t), (t0, t2)), (-v0, rhs_t), tiny)
+            else:
+                p = _solve_linear(((k11, k1t), (t1, t2)), (-v1, rhs_t), tiny)
             if p is None:
                 continue
-            w = [speeds[i] + sum(k[i][j] * p[j] for j in range(size)) for i in range(size)]
-            if any(p[i] < -tol_p if i in active else w[i] < -tol_w for i in range(count)):
+            p0, p1, pt = p if on0 and on1 else (p[0], 0.0, p[1]) if on0 else (0.0, p[0], p[1])
+            # Acting points push (p_n ≥ 0), the others do not approach (w = v + K·p ≥ 0, m/s),
+            # friction stays in its cone or opposes the sliding.
+            if p0 < -tol_p if on0 else v0 + (k00 * p0 + k01 * p1 + k0t * pt) < -tol_w:
                 continue
-            if friction > 0.0:
-                if tmode == 0.0:
-                    if abs(p[count]) > friction * sum(p[:count]) + tol_p:
-                        continue
-                elif tmode * w[count] < -tol_w:
+            if two and (p1 < -tol_p if on1 else v1 + (k01 * p0 + k11 * p1 + k1t * pt) < -tol_w):
+                continue
+            if tmode == 0.0:
+                if abs(pt) > friction * (p0 + p1) + tol_p:
                     continue
-            else:
-                p.append(0.0)
-            return [max(0.0, p[i]) if i in active else 0.0 for i in range(count)] + [p[-1]]
+            elif tmode * (vt + (k0t * p0 + k1t * p1 + ktt * pt)) < -tol_w:
+                continue
+            return p0 if p0 > 0.0 else 0.0, p1 if p1 > 0.0 else 0.0, pt
     return None
 
 
-def _solve_linear(a: list[list[float]], b: list[float]) -> list[float] | None:
-    """x with a·x = b for 1 ≤ len(b) ≤ 3 (Cramer's rule), None if a is singular."""
-    scale = max(abs(v) for row in a for v in row)
-    if len(b) == 1:
-        return None if abs(a[0][0]) <= 1e-12 * scale else [b[0] / a[0][0]]
+def _solve_linear(a: tuple[tuple[float, ...], ...], b: tuple[float, ...], tiny: float
+                  ) -> tuple[float, ...] | None:
+    """x with a·x = b for 2 or 3 unknowns (Cramer's rule), None if |det a| ≤ tiny."""
     if len(b) == 2:
         (a00, a01), (a10, a11) = a
         det = a00 * a11 - a01 * a10
-        if abs(det) <= 1e-12 * scale * scale:
+        if abs(det) <= tiny:
             return None
-        return [(b[0] * a11 - a01 * b[1]) / det, (a00 * b[1] - b[0] * a10) / det]
+        return (b[0] * a11 - a01 * b[1]) / det, (a00 * b[1] - b[0] * a10) / det
     (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = a
     c0, c1, c2 = a11 * a22 - a12 * a21, a12 * a20 - a10 * a22, a10 * a21 - a11 * a20
     det = a00 * c0 + a01 * c1 + a02 * c2
-    if abs(det) <= 1e-12 * scale * scale * scale:
+    if abs(det) <= tiny:
         return None
     b0, b1, b2 = b
-    return [(b0 * c0 + a01 * (a12 * b2 - b1 * a22) + a02 * (b1 * a21 - a11 * b2)) / det,
+    return ((b0 * c0 + a01 * (a12 * b2 - b1 * a22) + a02 * (b1 * a21 - a11 * b2)) / det,
             (a00 * (b1 * a22 - a12 * b2) + b0 * c1 + a02 * (a10 * b2 - b1 * a20)) / det,
-            (a00 * (a11 * b2 - b1 * a21) + a01 * (b1 * a20 - a10 * b2) + b0 * c2) / det]
+            (a00 * (a11 * b2 - b1 * a21) + a01 * (b1 * a20 - a10 * b2) + b0 * c2) / det)
 
 
 def _two_point_lcp(k11: float, k12: float, k22: float, det: float, p1: float, p2: float,
@@ -630,14 +664,17 @@ class Obstacles:
             return False
         c, s = math.cos(body.heading), math.sin(body.heading)
         contacts: list[tuple[float, float, float, float]] = []
+        placed: tuple[list[Point], list[Point]] | None = None
         for el in near:
-            pts, nrm = _place(shape, body.x, body.y, c, s)
-            found = _manifold(pts, nrm, el.points, el.normals)
+            if placed is None:  # at first, and again once a push has moved the body
+                placed = _place(shape, body.x, body.y, c, s)
+            found = _manifold(*placed, el.points, el.normals)
             if found is None:
                 continue
             nx, ny, depth, points, on_element = found
             body.x -= nx * depth
             body.y -= ny * depth
+            placed = None
             sx, sy = (0.0, 0.0) if on_element else (-nx * depth, -ny * depth)
             contacts += [(px + sx - body.x, py + sy - body.y, -nx, -ny) for px, py in points]
         if not contacts:

@@ -42,10 +42,11 @@ class FieldWalls:
                 ) -> list[tuple[float, float]]:
         """Field coordinates of the outline's four corners."""
         c, s = math.cos(body.heading), math.sin(body.heading)
+        x, y = body.x, body.y
         out = []
         for bx, by in ((half_length, half_width), (half_length, -half_width),
                        (-half_length, -half_width), (-half_length, half_width)):
-            out.append((body.x + bx * c - by * s, body.y + bx * s + by * c))
+            out.append((x + bx * c - by * s, y + bx * s + by * c))
         return out
 
     def resolve(self, body: Body, half_length: float, half_width: float, mass: float,
@@ -61,16 +62,22 @@ class FieldWalls:
         walls = ((1.0, 0.0, 0.0), (-1.0, 0.0, -self.length),
                  (0.0, 1.0, 0.0), (0.0, -1.0, -self.width))
         contacts: list[tuple[float, float, float, float]] = []  # corner offset r, normal n
+        corners: list[tuple[float, float]] | None = None
         for nx, ny, off in walls:
-            pts = [(cx, cy, off - (cx * nx + cy * ny))
-                   for cx, cy in self.corners(body, half_length, half_width)]
-            depth = max(d for _, _, d in pts)
-            if depth <= 0.0:
+            if corners is None:  # at first, and again once a push has moved the body
+                corners = self.corners(body, half_length, half_width)
+            depth = 0.0  # of the corner farthest outside, m
+            for cx, cy in corners:
+                d = off - (cx * nx + cy * ny)
+                if d > depth:
+                    depth = d
+            if depth == 0.0:  # no corner outside
                 continue
             body.x += nx * depth
             body.y += ny * depth
             contacts += [(cx - body.x + nx * depth, cy - body.y + ny * depth, nx, ny)
-                         for cx, cy, d in pts if d > 0.0]
+                         for cx, cy in corners if off - (cx * nx + cy * ny) > 0.0]
+            corners = None
         if not contacts:
             return False
         solve_contacts(body, mass, inertia, None, 0.0, 0.0, contacts, self.restitution,

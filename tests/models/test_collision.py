@@ -20,6 +20,7 @@ from simserver.models.collision import (
     collide,
     outline,
     resolve_pair,
+    solve_contacts,
     to_field,
 )
 from simserver.models.obstacles import Obstacle
@@ -371,6 +372,66 @@ def test_robot_pushing_another_rests_against_it_without_chatter():
     assert speeds_b[-1] == pytest.approx(speeds_b[100] + 299 * dt * (
         MASS_A * push - MASS_B * drag) / (MASS_A + MASS_B), rel=1e-6)
     assert max(abs(a.omega), abs(b.omega)) <= 1e-9
+
+
+# ---------------------------------------------------------------- one contact manifold
+
+
+def test_one_manifold_impulses_meet_the_contact_and_friction_conditions():
+    # 1 or 2 points sharing a normal are solved exactly (no sweeps). Recover the impulses on A
+    # from its velocity change and check the complementarity conditions of an inelastic
+    # (e = 0) frictional impact: each point pushes or separates, none approaches afterwards;
+    # the tangential impulse (at the points' centre) is inside the cone |p_t| ≤ μ Σp_n and
+    # then stops the centre's slip, or on the cone against the remaining slip.
+    rng = np.random.default_rng(17)
+    modes = {"stick": 0, "slide": 0, "one point": 0, "one of two": 0}
+    for k in range(3000):
+        theta = rng.uniform(-math.pi, math.pi)
+        nx, ny = math.cos(theta), math.sin(theta)  # into A
+        count = 1 + k % 2
+        offsets = rng.uniform(-0.6, 0.6, (count, 2))
+        a = Body(5.0, 4.0, 0.0, *rng.normal(0.0, 2.0, 3))
+        b = None if k % 3 else Body(*rng.uniform(4.0, 6.0, 2), 0.0, *rng.normal(0.0, 2.0, 3))
+        mu = rng.uniform(0.0, 1.5)
+        before = (a.vx, a.vy, a.omega)
+        solve_contacts(a, MASS_A, INERTIA_A, b, MASS_B, INERTIA_B,
+                       [(rx, ry, nx, ny) for rx, ry in offsets], 0.0, mu)
+
+        def speed(px: float, py: float, dx: float, dy: float, a: Body = a,
+                  b: Body | None = b) -> float:
+            """Speed (m/s) of A relative to B at offset (px, py) from A, along (dx, dy)."""
+            ux, uy = a.vx - a.omega * py, a.vy + a.omega * px
+            if b is not None:
+                qx, qy = px + a.x - b.x, py + a.y - b.y
+                ux, uy = ux - (b.vx - b.omega * qy), uy - (b.vy + b.omega * qx)
+            return ux * dx + uy * dy
+
+        px_, py_ = MASS_A * (a.vx - before[0]), MASS_A * (a.vy - before[1])
+        p_n, p_t = px_ * nx + py_ * ny, -px_ * ny + py_ * nx  # N·s along n and t
+        arms = [rx * ny - ry * nx for rx, ry in offsets]  # r × n
+        cx, cy = offsets.mean(axis=0)
+        torque = INERTIA_A * (a.omega - before[2]) - p_t * (cx * nx + cy * ny)  # Σ p_i r_i × n
+        if count == 1:
+            points = [p_n]
+        else:  # p_1 + p_2 = p_n, p_1 (r_1 × n) + p_2 (r_2 × n) = torque
+            p2 = (torque - p_n * arms[0]) / (arms[1] - arms[0])
+            points = [p_n - p2, p2]
+        tol_p, tol_v = 1e-9 * MASS_A, 1e-9  # N·s, m/s (rounding; speeds are ~2 m/s)
+        for p, (rx, ry) in zip(points, offsets, strict=True):
+            w = speed(rx, ry, nx, ny)
+            assert p >= -tol_p and w >= -tol_v, k
+            assert p <= tol_p or abs(w) <= tol_v, k  # a pushing point stops
+        slip = speed(cx, cy, -ny, nx)
+        assert abs(p_t) <= mu * p_n + tol_p, k
+        if abs(p_t) < mu * p_n - tol_p:
+            assert abs(slip) <= tol_v, k
+            modes["stick"] += 1
+        elif p_n > tol_p:
+            assert p_t * slip <= tol_p * tol_v, k
+            modes["slide"] += 1
+        modes["one point"] += count == 1 and p_n > tol_p
+        modes["one of two"] += count == 2 and min(points) <= tol_p < max(points)
+    assert min(modes.values()) > 100, modes
 
 
 # ---------------------------------------------------------------- robot–field element

@@ -85,6 +85,7 @@ class _Constants:
     alpha: list[float]  # free-speed decay
     gain: list[float]  # rad/s per V
     compliance: list[float]  # D per roller-normal row, m/s per N·s
+    weight: list[float]  # 1/D per row
     kick: list[float]  # wheel speed change per N·s of roller-normal impulse
     current_speed: list[float]  # A per rad/s of speed change
     current_kick: list[float]  # A per N·s of impulse
@@ -160,6 +161,7 @@ class MecanumDrive(PlanarChassis):
         const = _Constants(
             alpha=ms.alpha.tolist(), gain=ms.gain.tolist(),
             compliance=(self._rim**2 * ms.mobility).tolist(),
+            weight=(1.0 / (self._rim**2 * ms.mobility)).tolist(),
             kick=(-ms.mobility * self._rim).tolist(),
             current_speed=(ms.current_scale * self._motors.inertia).tolist(),
             current_kick=(ms.current_scale * self._rim).tolist(),
@@ -184,7 +186,7 @@ class MecanumDrive(PlanarChassis):
         ux, uy, uw = self._rotated_momentum(h)
         rhs = [r * wi - (j0 * ux + j1 * uy + j2 * uw)
                for r, wi, (j0, j1, j2) in zip(self._rim_list, w, self._rows, strict=True)]
-        system = ReducedContacts(self._rows, k.compliance, rhs)
+        system = ReducedContacts(self._rows, k.compliance, rhs, k.weight)
         p = self._solve(system, k.limit)
         zx, zy, zw = system.twist(p)
         self._advance(h, ux + zx, uy + zy, uw + zw)

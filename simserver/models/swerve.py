@@ -111,6 +111,7 @@ class _Constants:
     angle_speed: list[float]  # steer: exact angle advance per unit start speed, s
     angle_volt: list[float]  # steer: exact angle advance per volt, rad/V
     compliance: list[float]  # D per row, m/s per N·s
+    weight: list[float]  # 1/D per row
     rim: list[float]  # drive: wheel radius, m (rim speed per wheel rad/s)
     kick: list[float]  # drive: wheel speed change per N·s along the wheel (−mobility·r)
     current_speed: list[float]  # A per rad/s of speed change, per element
@@ -289,7 +290,7 @@ class SwerveDrive(PlanarChassis):
         const = _Constants(
             alpha=ms.alpha.tolist(), gain=ms.gain.tolist(),
             angle_speed=ms.pos_speed[n:].tolist(), angle_volt=ms.pos_volt[n:].tolist(),
-            compliance=compliance.tolist(), rim=r.tolist(),
+            compliance=compliance.tolist(), weight=(1.0 / compliance).tolist(), rim=r.tolist(),
             kick=(-ms.mobility[:n] * r).tolist(),
             current_speed=(ms.current_scale * self._motors.inertia).tolist(),
             current_kick=(ms.current_scale[:n] * r).tolist(),
@@ -341,7 +342,7 @@ class SwerveDrive(PlanarChassis):
             jac = np.array(rows)
             system = DenseContacts(jac @ jac.T + np.diag(k.compliance), np.array(rhs))
         else:
-            system = ReducedContacts(rows, k.compliance, rhs)
+            system = ReducedContacts(rows, k.compliance, rhs, k.weight)
         p = self._solve(system, k.limit)
         zx, zy, zw = system.twist(p) if isinstance(system, ReducedContacts) else twist(rows, p)
         self._advance(h, ux + zx, uy + zy, uw + zw)

@@ -50,7 +50,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from itertools import pairwise
 
 import numpy as np
 
@@ -213,14 +212,19 @@ class DenseContacts:
         p[mask] = np.linalg.solve(a_free[:, mask], self._rhs_array[mask] - a_free @ p)
         return p.tolist()
 
-    def blocks(self) -> tuple[list[float], list[float]]:
-        """(diagonal of A, its first superdiagonal)."""
-        return self._a.diagonal().tolist(), self._a.diagonal(1).tolist()
+    def pair_blocks(self) -> list[tuple[float, float, float]]:
+        """Per contact of two rows j, j+1: its block of A as (A_jj, A_j,j+1, A_j+1,j+1)."""
+        diag, off = self._a.diagonal().tolist(), self._a.diagonal(1).tolist()
+        return [(diag[j], off[j], diag[j + 1]) for j in range(0, len(diag), 2)]
 
     def quad(self, p: list[float]) -> float:
         """``P·A·P``."""
         v = np.array(p)
         return float(v @ self._a @ v)
+
+    def residual(self, p: list[float]) -> list[float]:
+        """``A P − rhs``: the velocity each row is left with after the step, m/s."""
+        return (self._a @ np.array(p) - self._rhs_array).tolist()
 
 
 class ReducedContacts:
@@ -236,10 +240,12 @@ class ReducedContacts:
     (a rigid row): use :class:`DenseContacts` for those.
     """
 
-    def __init__(self, rows: list[Row], compliance: list[float], rhs: list[float]):
+    def __init__(self, rows: list[Row], compliance: list[float], rhs: list[float],
+                 weight: list[float] | None = None):
         self.rows = rows
         self.compliance = compliance
         self.rhs = rhs
+        self._weight = weight  # 1/compliance, when the caller has it cached
         self._last: tuple[list[float], tuple[float, float, float]] | None = None
 
     def _solve(self, weight: list[float], c: tuple[float, float, float]) -> list[float]:
@@ -274,7 +280,7 @@ class ReducedContacts:
     def solve(self, damping: list[float] | None = None) -> list[float]:
         """P with ``(A + diag(damping)) P = rhs``."""
         if damping is None:
-            weight = [1.0 / d for d in self.compliance]
+            weight = self._weight or [1.0 / d for d in self.compliance]
         else:
             weight = [1.0 / (d + e) for d, e in zip(self.compliance, damping, strict=True)]
         return self._solve(weight, (0.0, 0.0, 0.0))
@@ -288,26 +294,37 @@ class ReducedContacts:
         self._last = None
         return out
 
-    def blocks(self) -> tuple[list[float], list[float]]:
-        """(diagonal of A, its first superdiagonal)."""
-        rows = self.rows
-        diag = [d + j0 * j0 + j1 * j1 + j2 * j2
-                for d, (j0, j1, j2) in zip(self.compliance, rows, strict=True)]
-        off = [a0 * b0 + a1 * b1 + a2 * b2
-               for (a0, a1, a2), (b0, b1, b2) in pairwise(rows)]
-        return diag, off
+    def pair_blocks(self) -> list[tuple[float, float, float]]:
+        """Per contact of two rows j, j+1: its block of A as (A_jj, A_j,j+1, A_j+1,j+1)."""
+        rows, d = self.rows, self.compliance
+        out = []
+        for j in range(0, len(rows), 2):
+            a0, a1, a2 = rows[j]
+            b0, b1, b2 = rows[j + 1]
+            out.append((d[j] + a0 * a0 + a1 * a1 + a2 * a2, a0 * b0 + a1 * b1 + a2 * b2,
+                        d[j + 1] + b0 * b0 + b1 * b1 + b2 * b2))
+        return out
 
     def quad(self, p: list[float]) -> float:
         """``P·A·P = Σ D P² + |Jᵀ P|²``."""
-        z0, z1, z2 = twist(self.rows, p)
+        z0, z1, z2 = self.twist(p)
         return (sum(d * pi * pi for d, pi in zip(self.compliance, p, strict=True))
                 + z0 * z0 + z1 * z1 + z2 * z2)
 
+    def residual(self, p: list[float]) -> list[float]:
+        """``A P − rhs = D P + J Jᵀ P − rhs``: the velocity each row is left with after the
+        step, m/s."""
+        z0, z1, z2 = self.twist(p)
+        return [d * pi + j0 * z0 + j1 * z1 + j2 * z2 - bi for d, pi, (j0, j1, j2), bi in zip(
+            self.compliance, p, self.rows, self.rhs, strict=True)]
+
     def twist(self, p: list[float]) -> tuple[float, float, float]:
-        """``Jᵀ P`` (the last solve's z when P is that solve's answer)."""
+        """``Jᵀ P`` (remembered for the last P asked about or solved for)."""
         if self._last is not None and self._last[0] is p:
             return self._last[1]
-        return twist(self.rows, p)
+        z = twist(self.rows, p)
+        self._last = (p, z)
+        return z
 
 
 ContactSystem = DenseContacts | ReducedContacts
@@ -344,6 +361,9 @@ def contact_impulses(system: ContactSystem, limit: list[float], k: int
        contacts re-solved given them (repeated if one of them then exceeds its limit).
     4. Energy guard (module docstring).
 
+    With one row per contact (k = 1) the friction disc is an interval, and steps 2-3 are
+    replaced by an exact active-set search (:func:`_box`), usually a single extra solve.
+
     Step 2 replaces scaling the sticking impulses onto the friction circle: with redundant
     contacts those can be dominated by internal forces that cancel in the net force, and scaled
     one by one they push in arbitrary directions (and can add energy).
@@ -352,7 +372,42 @@ def contact_impulses(system: ContactSystem, limit: list[float], k: int
     ratio = _ratios(p, limit, k)
     if max(ratio) <= 1.0:
         return p, [False] * len(limit)
-    return _slide(system, limit, k, p, ratio)
+    if k == 1:
+        return _box(system, limit, p)
+    return _slide(system, limit, p, ratio)
+
+
+def _box(system: ContactSystem, limit: list[float], p: list[float]
+         ) -> tuple[list[float], list[bool]]:
+    """Steps 2-3 of contact_impulses for one row per contact, exactly: the friction "disc" is
+    the interval ``|P_i| ≤ limit_i``, so the Coulomb impulses are the minimum of Φ over that
+    box, found by an active set. A contact over its limit is held at ``±limit`` and the others
+    solved given it; one held whose slip ``(A P − rhs)_i`` runs along its impulse is let go
+    (it would stick), one free over its limit is held. Each pass is one solve; two suffice
+    almost always. The KKT conditions met at the end are exactly Coulomb's: a sliding
+    contact's impulse at its limit against its slip, a sticking one within it with no slip."""
+    n = len(limit)
+    side = [0.0] * n  # +1 / −1: held at ±limit; 0: free (sticking)
+    for i, (x, lim) in enumerate(zip(p, limit, strict=True)):
+        if abs(x) > lim:
+            side[i] = math.copysign(1.0, x)
+    for _ in range(2 * n + 2):
+        free = [s == 0.0 for s in side]
+        fixed = [s * lim for s, lim in zip(side, limit, strict=True)]
+        p = system.solve_given(free, fixed) if any(free) else fixed
+        slip = system.residual(p)
+        changed = False
+        for i in range(n):
+            if side[i] == 0.0:
+                if abs(p[i]) > limit[i]:
+                    side[i] = math.copysign(1.0, p[i])
+                    changed = True
+            elif side[i] * slip[i] > 0.0:
+                side[i] = 0.0
+                changed = True
+        if not changed:
+            break
+    return _energy_guard(system, p), [s != 0.0 for s in side]
 
 
 def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_contact: int,
@@ -364,64 +419,57 @@ def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_c
     return np.array(p), np.array(sliding, dtype=bool)
 
 
-def _slide(system: ContactSystem, limit: list[float], k: int, p: list[float],
+def _slide(system: ContactSystem, limit: list[float], p: list[float],
            ratio: list[float]) -> tuple[list[float], list[bool]]:
-    """Steps 2-4 of contact_impulses, on Python floats: for 2 to 12 contacts that is several
-    times faster than numpy's per-call overhead (measured)."""
+    """Steps 2-4 of contact_impulses for two rows per contact, on Python floats: for 2 to 12
+    contacts that is several times faster than numpy's per-call overhead (measured)."""
     n = len(ratio)
-    d, off = system.blocks()
+    blocks = system.pair_blocks()
     kappa = [0.0] * n
     sliding = [r > 1.0 for r in ratio]
     for _ in range(SLIDE_ITERATIONS):
+        damping: list[float] = []
         for i in range(n):
-            if not (sliding[i] or ratio[i] > 1.0):
-                kappa[i] = 0.0
-                continue
-            if k == 1:
-                stiff = d[i]
-            else:
-                j = 2 * i
-                p0, p1 = p[j], p[j + 1]
+            r, kap = ratio[i], 0.0
+            if sliding[i] or r > 1.0:
+                p0, p1 = p[2 * i], p[2 * i + 1]
                 m2 = p0 * p0 + p1 * p1
-                if m2 == 0.0:
-                    kappa[i] = 0.0
-                    continue
-                stiff = (d[j] * p0 * p0 + 2.0 * off[j] * p0 * p1 + d[j + 1] * p1 * p1) / m2
-            # Locally |P_i| ∝ 1/(stiff_i + κ_i): the κ_i that brings |P_i| to the limit.
-            kappa[i] = max((stiff + kappa[i]) * ratio[i] - stiff, 0.0)
+                if m2 > 0.0:
+                    d0, d01, d1 = blocks[i]
+                    stiff = (d0 * p0 * p0 + 2.0 * d01 * p0 * p1 + d1 * p1 * p1) / m2
+                    # Locally |P_i| ∝ 1/(stiff_i + κ_i): the κ_i that brings |P_i| to the limit.
+                    kap = max((stiff + kappa[i]) * r - stiff, 0.0)
+            kappa[i] = kap
+            damping += (kap, kap)
         sliding = [x > 0.0 for x in kappa]
-        p = system.solve(kappa if k == 1 else [x for x in kappa for _ in (0, 1)])
-        ratio = _ratios(p, limit, k)
+        p = system.solve(damping)
+        ratio = _ratios(p, limit, 2)
     # Exactly on the friction circle; the sticking contacts exact given the sliding ones.
     slid = sliding
-    if all(slid):
-        p = [_on_circle(x, ratio[j // k]) for j, x in enumerate(p)]
-    else:
-        while True:
-            free = [not slid[j // k] for j in range(len(p))]
-            fixed = [0.0 if f else _on_circle(x, ratio[j // k])
-                     for j, (x, f) in enumerate(zip(p, free, strict=True))]
-            if not any(free):
-                p = fixed
-                break
-            p = system.solve_given(free, fixed)
-            ratio = _ratios(p, limit, k)
-            over = [r > 1.0 and not s for r, s in zip(ratio, slid, strict=True)]
-            if not any(over):
-                break
-            slid = [s or o for s, o in zip(slid, over, strict=True)]
-    # Energy guard: Φ(P) − Φ(0) = ½ P·A P − rhs·P must not be positive.
+    while True:
+        scale = [1.0 / r if s and r > 0.0 else 0.0 for r, s in zip(ratio, slid, strict=True)]
+        fixed = [x * scale[j >> 1] for j, x in enumerate(p)]
+        if all(slid):
+            p = fixed
+            break
+        free = [not slid[j >> 1] for j in range(len(p))]
+        p = system.solve_given(free, fixed)
+        ratio = _ratios(p, limit, 2)
+        over = [r > 1.0 and not s for r, s in zip(ratio, slid, strict=True)]
+        if not any(over):
+            break
+        slid = [s or o for s, o in zip(slid, over, strict=True)]
+    return _energy_guard(system, p), slid
+
+
+def _energy_guard(system: ContactSystem, p: list[float]) -> list[float]:
+    """P, shrunk along its ray if needed so that Φ(P) − Φ(0) = ½ P·A P − rhs·P ≤ 0."""
     quad = system.quad(p)
     lin = sum(b * x for b, x in zip(system.rhs, p, strict=True))
     if 0.5 * quad > lin:
         scale = max(0.0, lin / quad) if quad > 0.0 else 0.0
         p = [x * scale for x in p]
-    return p, slid
-
-
-def _on_circle(x: float, ratio: float) -> float:
-    """A sliding contact's impulse component x scaled by 1/ratio onto its friction circle."""
-    return x / ratio if ratio > 0.0 else 0.0
+    return p
 
 
 class PlanarChassis:

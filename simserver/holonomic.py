@@ -60,7 +60,7 @@ class Holonomic:
         self.groups = self.drive + self.steer
         self._joint = {g.name: (i, g) for i, g in enumerate(self.groups)}
         self.currents = np.zeros(len(self.groups))
-        self.volts = np.zeros(len(self.groups))
+        self.volts = [0.0] * len(self.groups)  # terminal voltage per group in the last substep
         self._count = np.array([g.count for g in self.groups], dtype=float)
         self._r = np.array([g.spec.R for g in self.groups])
         self._kv = np.array([g.spec.kv for g in self.groups])
@@ -80,7 +80,7 @@ class Holonomic:
         """Place the robot at rest; wheels and modules at zero."""
         self.model.reset(x, y, heading)
         self.currents[:] = 0.0
-        self.volts[:] = 0.0
+        self.volts = [0.0] * len(self.groups)
 
     # --- chassis ------------------------------------------------------------------------------
 
@@ -177,7 +177,7 @@ class Holonomic:
                 volts.append(out.voltage)
                 flags.append(out.coasting)
             coast = flags if any(flags) else None
-        self.volts = np.array(volts)
+        self.volts = volts
         n = len(self.drive)
         m = self.model
         if self.physical:
@@ -206,8 +206,7 @@ class Holonomic:
 
     def end_tick(self, world: World) -> None:
         """Report the last substep's stator currents and terminal voltages per motor output."""
-        for g, i, v in zip(self.groups, self.currents.tolist(), self.volts.tolist(),
-                           strict=True):
+        for g, i, v in zip(self.groups, self.currents.tolist(), self.volts, strict=True):
             world.motor_currents[g.name] = i
             world.applied_voltage[g.name] = v
 

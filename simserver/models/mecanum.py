@@ -191,10 +191,11 @@ class MecanumDrive(PlanarChassis):
         zx, zy, zw = system.twist(p)
         self._advance(h, ux + zx, uy + zy, uw + zw)
         w = [wi + kick * pi for wi, kick, pi in zip(w, k.kick, p, strict=True)]
-        self.currents = np.array([cs * (a - b) + ck * pi for cs, a, b, ck, pi in zip(
-            k.current_speed, w, w0, k.current_kick, p, strict=True)])
-        self.wheel_speed = np.array(w)
-        self.wheel_angle = self.wheel_angle + self.wheel_speed * h
+        self.currents[:] = [cs * (a - b) + ck * pi for cs, a, b, ck, pi in zip(
+            k.current_speed, w, w0, k.current_kick, p, strict=True)]
+        self.wheel_speed[:] = w
+        self.wheel_angle[:] = [a + wi * h for a, wi in zip(self.wheel_angle.tolist(), w,
+                                                           strict=True)]
 
 
 class KinematicMecanum:

@@ -499,12 +499,17 @@ class PlanarChassis:
         self._normal = self.mass * GRAVITY / contacts  # N per contact
         self.x = self.y = self.heading = 0.0
         self.vx = self.vy = self.omega = 0.0
-        self.slipping = np.zeros(contacts, dtype=bool)
+        self._slipping = [False] * contacts
+
+    @property
+    def slipping(self) -> np.ndarray:
+        """Per contact, whether it slid in the last substep (bool array)."""
+        return np.array(self._slipping, dtype=bool)
 
     def _reset_chassis(self, x: float, y: float, heading: float) -> None:
         self.x, self.y, self.heading = float(x), float(y), float(heading)
         self.vx = self.vy = self.omega = 0.0
-        self.slipping = np.zeros_like(self.slipping)
+        self._slipping = [False] * len(self._slipping)
 
     def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:
         """Impose a body-frame velocity (m/s, m/s, rad/s), e.g. after a collision impulse.
@@ -513,15 +518,15 @@ class PlanarChassis:
 
     def _friction_limit(self, h: float) -> list[float]:
         """μ·N·h per contact, N·s."""
-        return [self.friction * self._normal * h] * len(self.slipping)
+        return [self.friction * self._normal * h] * len(self._slipping)
 
     def _solve(self, system: ContactSystem, limit: list[float]) -> list[float]:
         """contact_impulses, and no grip at all when μ = 0. Sets ``slipping``; returns P."""
         if self.friction == 0.0:
-            self.slipping = np.ones_like(self.slipping)
+            self._slipping = [True] * len(self._slipping)
             return [0.0] * len(system.rhs)
         p, sliding = contact_impulses(system, limit, self._rows_per_contact)
-        self.slipping = np.array(sliding, dtype=bool)
+        self._slipping = sliding
         return p
 
     def _scaled_jacobian(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

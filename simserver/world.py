@@ -493,7 +493,7 @@ class World:
         else:
             assert self.holo is not None
             self.holo.end_tick(self)
-            peak = float(np.max(np.abs(self.holo.currents[: len(self.holo.drive)])))
+            peak = max(map(abs, self.holo.currents[: len(self.holo.drive)].tolist()))
             self.peak_current = max(self.peak_current, peak)
         _, _, heading = self.pose
         self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)

@@ -10,7 +10,9 @@ and a sight line ends ``LINE_OF_SIGHT_MARGIN`` short of its target, so a tag on 
 face is not hidden by that face); and every bearing target (pyfrc
 VisionSim semantics) inside its horizontal field of view, distance window and view-angle
 window. Each frame is delivered after a latency drawn per frame (mean and jitter), in capture
-order. The projection of all tags runs as a handful of numpy operations per frame.
+order. A frame costs about a hundred numpy operations on small arrays whatever the number of
+tags: the projection of every tag that faces the camera at once, and all pose solutions of
+the tags seen at once (see below).
 
     >>> import numpy as np
     >>> from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
@@ -46,7 +48,9 @@ on the very same noisy corners (tests/models/test_camera.py): translation and ro
 percentiles, flip rates and mean ambiguity agree, and the reported fit is at the
 least-squares minimum (median within 0.5 %; IPPE's is about 0.5-3 % above it). Lens
 distortion is handled by solving in undistorted (pinhole) pixel coordinates, with the noise
-mapped through the distortion's local Jacobian.
+mapped through the distortion's local Jacobian. All 2m + 1 pose solutions of a frame with m
+tags (best, alternate, multi-tag) are refined together, as one batch of small normal equations
+(see ``_refine``).
 """
 
 from __future__ import annotations
@@ -64,6 +68,16 @@ from wpimath.geometry import Pose2d, Pose3d, Rotation3d, Transform3d
 if TYPE_CHECKING:
     from simserver.models.obstacles import Obstacle
 
+try:  # numpy's batched LAPACK solve (private, in numpy 1.x and 2.x): NaNs where singular
+    from numpy.linalg._umath_linalg import solve1 as _solve_vectors
+except ImportError:  # a numpy that moved it: the public route to the same routine
+
+    def _solve_vectors(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:  # type: ignore[misc]
+        try:
+            out[...] = np.linalg.solve(a, b[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            out[...] = np.nan
+
 TAG36H11_SIZE = 6.5 * 0.0254  # m: edge of the black square of an FRC 36h11 AprilTag
 # A line of sight ends this far short of the target, so a tag mounted on the face of a field
 # element is not hidden by that element itself (m).
@@ -74,19 +88,48 @@ MAX_POSITION = 1e6  # m: a robot farther than this from the origin sees nothing 
 # Rotation taking camera-frame vectors (x forward, y left, z up) to the optical frame OpenCV
 # and pixel coordinates use (x right, y down, z forward).
 _NWU_TO_OPTICAL = np.array([[0.0, -1.0, 0.0], [0.0, 0.0, -1.0], [1.0, 0.0, 0.0]])
-_OPTICAL_TO_NWU = _NWU_TO_OPTICAL.T.copy()
-_EYE3 = np.eye(3)
-# Linear and constant parts of the projection Jacobian's building blocks (see _jacobian).
-_JAC_LINEAR = np.zeros((3, 18))
-_JAC_LINEAR[2, 1], _JAC_LINEAR[1, 2] = 1.0, -1.0  # u: [0, a_z, -a_y, ...]
-_JAC_LINEAR[2, 6], _JAC_LINEAR[0, 8] = -1.0, 1.0  # v: [-a_z, 0, a_x, ...]
-_JAC_LINEAR[1, 12], _JAC_LINEAR[0, 13] = -1.0, 1.0  # g: [-a_y, a_x, 0, ...]
-_JAC_CONSTANT = np.zeros(18)
-_JAC_CONSTANT[3], _JAC_CONSTANT[10], _JAC_CONSTANT[17] = 1.0, 1.0, -1.0
-# Maps a vector w (as a row) to its flattened cross-product matrix [w/2]×.
-_HALF_SKEW = 0.5 * np.array([[0, 0, 0, 0, 0, -1, 0, 1, 0], [0, 0, 1, 0, 0, 0, -1, 0, 0],
-                             [0, -1, 0, 1, 0, 0, 0, 0, 0]], dtype=float)
+_GAUSS_NEWTON_STEPS = 2  # per pose solution (see the module docstring)
 _DAMPING = 1e-9 * np.eye(6)  # keeps the normal equations solvable for degenerate views
+_DAMPING_ROW = np.hstack((_DAMPING, np.zeros((6, 1)))).ravel()  # [damping | 0], flattened
+
+
+@functools.cache
+def _jacobian_parts(fx: float, fy: float) -> np.ndarray:
+    """(4, 18) matrix taking a rotated object point in homogeneous coordinates
+    (a_x, a_y, a_z, 1) to the three building blocks of its projection Jacobian (see
+    _refine): fx·[0, a_z, -a_y, 1, 0, 0] and fy·[-a_z, 0, a_x, 0, 1, 0], the rates of the
+    pixels u and v without the depth term, and g = [-a_y, a_x, 0, 0, 0, -1], the depth
+    term's factor; fx, fy: focal lengths, px."""
+    parts = np.zeros((4, 3, 6))  # a_x, a_y, a_z, 1 -> block, column
+    parts[2, 0, 1] = parts[0, 1, 2] = parts[0, 2, 1] = parts[3, 0, 3] = parts[3, 1, 4] = 1.0
+    parts[1, 0, 2] = parts[2, 1, 0] = parts[1, 2, 0] = parts[3, 2, 5] = -1.0
+    parts[:, 0] *= fx
+    parts[:, 1] *= fy
+    return parts.reshape(4, 18)
+
+
+def _cayley_table() -> np.ndarray:
+    """(16, 17) matrix taking the outer product of (1, w) with itself, flattened, to the 16
+    entries of the homogeneous [[(1 - s)·I + [w]× + w·wᵀ/2, 0], [0, 1 + s]] (row by row) and
+    to 1 + s, s = |w|²/4: their ratio is the Cayley transform (I - [w/2]×)⁻¹(I + [w/2]×) of a
+    rotation vector w, in homogeneous coordinates."""
+    table = np.zeros((4, 4, 17))  # [1, w0, w1, w2] x [1, w0, w1, w2] -> outputs
+    for out in (15, 16):  # 1 + s
+        table[0, 0, out] = 1.0
+        for k in range(3):
+            table[k + 1, k + 1, out] = 0.25
+    for i in range(3):
+        table[0, 0, 5 * i] = 1.0
+        for j in range(3):
+            table[i + 1, j + 1, 4 * i + j] = 0.5
+            table[j + 1, j + 1, 5 * i] -= 0.25
+    for i, j, k, sign in ((0, 1, 2, -1.0), (0, 2, 1, 1.0), (1, 0, 2, 1.0), (1, 2, 0, -1.0),
+                          (2, 0, 1, -1.0), (2, 1, 0, 1.0)):
+        table[0, k + 1, 4 * i + j] = sign  # [w]×[i, j] = sign · w_k
+    return table.reshape(16, 17)
+
+
+_CAYLEY = _cayley_table()
 # Corners of a unit tag in its own frame, PhotonVision's order: bottom-left, bottom-right,
 # top-right, top-left as seen facing the tag (the tag's +y is the viewer's right).
 _UNIT_CORNERS = np.array([[0.0, -0.5, -0.5], [0.0, 0.5, -0.5], [0.0, 0.5, 0.5], [0.0, -0.5, 0.5]])
@@ -312,38 +355,69 @@ def _pose_tuple(pose: Pose2d | Sequence[float]) -> tuple[float, float, float]:
 
 
 @functools.cache
-def _pose_rows(m: int) -> tuple[np.ndarray, np.ndarray]:
-    """For m tags: the pose of each of the 3m Gauss-Newton row blocks (best poses 0..m-1,
-    alternates m..2m-1, then the multi-tag pose 2m once per tag), and the (2m+1, 3m) matrix
-    that sums each pose's blocks of normal equations."""
+def _pose_layout(m: int) -> tuple[np.ndarray, np.ndarray]:
+    """How the pose solutions for m tags are laid out: 2m + 1 poses (each tag's best pose,
+    then each tag's alternate, then the multi-tag pose) fitted to 3m blocks of four points
+    (one for each best and alternate pose, then one per tag for the multi-tag pose). Returns
+    the pose of each block (3m,) and the (2m + 1, 3m + 1) matrix that adds up blocks by pose,
+    plus a last column of ones (for a term every pose gets: the damping)."""
     rows = np.concatenate((np.arange(2 * m), np.full(m, 2 * m)))
-    summing = np.zeros((2 * m + 1, 3 * m))
-    summing[rows, np.arange(3 * m)] = 1.0
-    return rows, summing
+    sums = np.zeros((2 * m + 1, 3 * m + 1))
+    sums[rows, np.arange(3 * m)] = sums[:, -1] = 1.0
+    return rows, sums
 
 
-def _step(jac: np.ndarray, resid: np.ndarray, summing: np.ndarray) -> np.ndarray:
-    """One Gauss-Newton step per pose (P, 6) from row blocks ``jac`` (B, k, 6) and residuals
-    ``resid`` (B, k), the blocks of each pose summed by ``summing`` (P, B); lightly damped,
-    and no step at all if a system is still singular."""
-    b = len(jac)
-    jt = jac.transpose(0, 2, 1)
-    hess = (summing @ (jt @ jac).reshape(b, 36)).reshape(-1, 6, 6) + _DAMPING
-    grad = summing @ (jt @ resid[..., None]).reshape(b, 6)
-    try:
-        delta: np.ndarray = np.linalg.solve(hess, grad[..., None])[..., 0]
-    except np.linalg.LinAlgError:
-        return np.zeros(grad.shape)
-    return delta
+def _refine(objects: np.ndarray, rot: np.ndarray, trans: np.ndarray, obs: np.ndarray,
+            focal: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``_GAUSS_NEWTON_STEPS`` Gauss-Newton steps on the reprojection error, in undistorted
+    pixels, for the 2m + 1 poses (rotations ``rot`` (P, 4, 4) in homogeneous coordinates,
+    translations ``trans`` (P, 3); optical frame) of the 3m blocks of four object points
+    ``objects`` (B, 4, 4) (homogeneous) seen at the undistorted pixels ``obs`` (B, 4, 2)
+    (relative to the principal point), laid out as _pose_layout(m) says; focal: (fx, fy) px.
 
+    A pose perturbation (rotation vector ω, translation δ) moves a point to
+    p' = exp([ω]×)·a + t + δ, a = p - t; its pixel u = fx·x + cx, x = p_x / p_z (and v
+    likewise) changes at the rate (fx·[0, a_z, -a_y, 1, 0, 0] + fx·x·g) / z (row u) and
+    (fy·[-a_z, 0, a_x, 0, 1, 0] + fy·y·g) / z (row v), g = [-a_y, a_x, 0, 0, 0, -1]. The normal
+    equations of each pose add up its blocks; they are lightly damped, and a pose whose
+    system is singular does not move. The rotation is updated by the Cayley transform of ω,
+    an exact rotation equal to exp([ω]×) to second order (all a first-order step needs).
 
-def _retract(w: np.ndarray) -> np.ndarray:
-    """Rotation matrices (B, 3, 3) for small rotation vectors ``w`` (B, 3), by the Cayley
-    transform: an exact rotation by 2·atan(|w|/2) about w, equal to exp([w]×) to second order
-    (all a first-order pose update needs)."""
-    k = (w @ _HALF_SKEW).reshape(-1, 3, 3)
-    c = (2.0 / (1.0 + 0.25 * (w * w).sum(1)))[:, None, None]
-    return _EYE3 + c * (k + k @ k)
+    Returns the refined rot and trans, and each block's squared reprojection error (B,) px²
+    and smallest depth (B,) m.
+    """
+    rows, sums = _pose_layout(len(objects) // 3)
+    blocks, poses, points = len(objects), len(rot), objects.shape[0] * objects.shape[1]
+    jacobian_parts = _jacobian_parts(*focal.tolist())
+    normal = np.empty((blocks + 1, 42))  # each block's Jᵀ[J | r], then [damping | 0]
+    normal[-1] = _DAMPING_ROW
+    step = np.ones((poses, 7))  # 1, then the step: ω, δ
+    with np.errstate(invalid="ignore"):  # a singular system: NaNs, handled below
+        for _ in range(_GAUSS_NEWTON_STEPS):
+            a = objects @ rot.take(rows, 0).transpose(0, 2, 1)  # (B, 4, 4): a_x, a_y, a_z, 1
+            p = a[..., :3] + trans.take(rows, 0)[:, None, :]
+            z = np.maximum(p[..., 2:], MIN_DEPTH)
+            pix = p[..., :2] * (focal / z)  # (fx·x, fy·y)
+            parts = (a.reshape(points, 4) @ jacobian_parts).reshape(points, 3, 6)
+            jac = parts[:, :2] + pix.reshape(points, 2, 1) * parts[:, 2:]
+            jac /= z.reshape(points, 1, 1)
+            jac = jac.reshape(blocks, -1, 6)  # u and v rows interleaved, point by point
+            resid = (obs - pix).reshape(blocks, -1, 1)
+            np.matmul(jac.transpose(0, 2, 1).copy(), np.concatenate((jac, resid), 2),
+                      out=normal[:-1].reshape(blocks, 6, 7))
+            system = (sums @ normal).reshape(poses, 6, 7)
+            # numpy's batched LAPACK solver without np.linalg.solve's checks and conversions
+            # (several µs a call, a noticeable part of a frame): same routine, same results.
+            _solve_vectors(system[:, :, :6], system[:, :, 6], out=step[:, 1:])
+            if not math.isfinite(step.sum()):
+                step[~np.isfinite(step).all(1), 1:] = 0.0
+            cayley = (step[:, :4, None] * step[:, None, :4]).reshape(poses, 16) @ _CAYLEY
+            rot = (cayley[:, :16] / cayley[:, 16:]).reshape(poses, 4, 4) @ rot
+            trans = trans + step[:, 4:]
+    p = (objects @ rot.take(rows, 0).transpose(0, 2, 1))[..., :3] + trans.take(rows, 0)[:, None]
+    z = p[..., 2]
+    res = (obs - p[..., :2] * (focal / np.maximum(z, MIN_DEPTH)[..., None])).reshape(blocks, -1)
+    return rot, trans, np.vecdot(res, res), z.min(1)
 
 
 def _rotation(m: list[list[float]]) -> Rotation3d:
@@ -360,19 +434,13 @@ def _rotation(m: list[list[float]]) -> Rotation3d:
                       math.atan2(m[1][0], m[0][0]))
 
 
-def _jacobian(uv: np.ndarray, iz: np.ndarray, a: np.ndarray, focal: np.ndarray) -> np.ndarray:
-    """Jacobian (B, 2n, 6) of pinhole pixels (u and v interleaved, point by point) with
-    respect to a pose perturbation (rotation vector ω, translation δ) applied as
-    p' = exp([ω]×) a + t + δ.
-
-    uv: normalized image coordinates (B, n, 2); iz: 1 / depth (B, n); a: the rotated object
-    points (B, n, 3), i.e. p - t; focal: (fx, fy) px. Row u is fx/z·([0, a_z, -a_y, 1, 0, 0]
-    + x·g) and row v is fy/z·([-a_z, 0, a_x, 0, 1, 0] + y·g), g = [-a_y, a_x, 0, 0, 0, -1].
-    """
-    parts = (a @ _JAC_LINEAR + _JAC_CONSTANT).reshape(*a.shape[:2], 3, 6)  # u, v bases; g
-    rows = parts[..., :2, :] + uv[..., None] * parts[..., 2:, :]
-    rows *= (focal * iz[..., None])[..., None]
-    return rows.reshape(a.shape[0], -1, 6)
+def _camera_transform(t: list[float], r: list[list[float]]) -> Transform3d:
+    """The Transform3d in the camera frame (x forward, y left, z up) of a translation ``t``
+    and a rotation matrix ``r`` (nested lists) in the optical frame (x right, y down,
+    z forward): Mᵀt and Mᵀr, M = _NWU_TO_OPTICAL, whose rows are (z, -x, -y)."""
+    r0, r1, r2 = r
+    return Transform3d(t[2], -t[0], -t[1], _rotation(
+        [r2, [-r0[0], -r0[1], -r0[2]], [-r1[0], -r1[1], -r1[2]]]))
 
 
 class _Occluders:
@@ -458,19 +526,19 @@ class Camera:
         self.period = 1.0 / spec.fps
         self._k = spec.camera_matrix()
         self._focal = np.array(self._k[:2])
-        self._principal = np.array(self._k[2:])
-        self._half_image = np.array((spec.width / 2.0, spec.height / 2.0))
+        # Per image axis, shaped to broadcast over coordinate-major points (2, 5, tags).
+        self._focal_c = self._focal.reshape(2, 1, 1)
+        self._principal_c = np.array(self._k[2:]).reshape(2, 1, 1)
+        self._half_c = np.array((spec.width / 2.0, spec.height / 2.0)).reshape(2, 1, 1)
+        # Projections this far from the image centre may still be noised into the image.
+        self._reach_c = self._half_c + 4.0 * spec.pixel_noise + 1.0
         self._area_scale = 50.0 / (spec.width * spec.height)  # half cross product -> % image
         self._dist = tuple(float(c) for c in spec.distortion)
         self._distorted = any(c != 0.0 for c in self._dist)
         mount = spec.robot_to_camera
         self._mount_rot = np.asarray(mount.rotation().toMatrix(), dtype=float)
-        # (p_field - eye) @ (Rz(heading) @ B) = optical-frame coordinates, B the mount rotation
-        # followed by the change to optical axes; Rz(h) @ B = cos h · B_c + sin h · B_s + B_z.
-        b = self._mount_rot @ _NWU_TO_OPTICAL.T
-        self._b_c = np.array([b[0], b[1], np.zeros(3)])
-        self._b_s = np.array([-b[1], b[0], np.zeros(3)])
-        self._b_z = np.array([np.zeros(3), np.zeros(3), b[2]])
+        # The mount rotation followed by the change to optical axes, row by row (see _eye).
+        self._mount_optical = (self._mount_rot @ _NWU_TO_OPTICAL.T).tolist()
         self._mount_xyz = (float(mount.X()), float(mount.Y()), float(mount.Z()))
         self._hfov_half = spec.horizontal_fov() / 2.0
         self._occluders = _Occluders(obstacles)
@@ -479,20 +547,34 @@ class Camera:
         tags = sorted(unique.values(), key=lambda f: f.id)
         self._ids = np.array([t.id for t in tags], dtype=np.int64)
         count = len(tags)
-        self._tag_rot = np.zeros((count, 3, 3))
+        tag_rot = np.zeros((count, 3, 3))
         centres = np.zeros((count, 3))
         sizes = np.zeros(count)
         for i, t in enumerate(tags):
-            self._tag_rot[i] = np.asarray(t.pose.rotation().toMatrix(), dtype=float)
+            tag_rot[i] = np.asarray(t.pose.rotation().toMatrix(), dtype=float)
             centres[i] = (t.pose.X(), t.pose.Y(), t.pose.Z())
             sizes[i] = t.size
-        self._model = _UNIT_CORNERS[None, :, :] * sizes[:, None, None]  # (T, 4, 3) tag frame
-        corners = self._model @ self._tag_rot.transpose(0, 2, 1) + centres[:, None, :]
+        model = _UNIT_CORNERS[None, :, :] * sizes[:, None, None]  # (T, 4, 3) tag frame
+        corners = model @ tag_rot.transpose(0, 2, 1) + centres[:, None, :]
         self._points = np.concatenate((corners, centres[:, None, :]), axis=1)  # (T, 5, 3)
-        self._normals = self._tag_rot[:, :, 0]
-        self._normal_offsets = np.einsum("ti,ti->t", self._normals, centres)
+        # The same in homogeneous coordinates (x, y, z, 1), coordinate-major: (4, 5, T).
+        self._points_h = np.ones((4, 5, count))
+        self._points_h[:3] = self._points.transpose(2, 1, 0)
+        # Each tag's face plane as (n, -n·c): positive at homogeneous points in front of it.
+        normals = tag_rot[:, :, 0]
+        self._planes = np.hstack((normals, -np.einsum("ti,ti->t", normals, centres)[:, None]))
+        # Each tag's rotation in homogeneous coordinates, then the same times diag(-1, 1, 1, 1)
+        # (the planar ambiguity, see _observe_tags): (T, 4, 8).
+        self._tag_rot_h = np.zeros((count, 4, 8))
+        self._tag_rot_h[:, :3, :3] = tag_rot
+        self._tag_rot_h[:, :3, 4:7] = tag_rot * (-1.0, 1.0, 1.0)
+        self._tag_rot_h[:, 3, 3] = self._tag_rot_h[:, 3, 7] = 1.0
+        # The object points of the pose solutions: each tag's corners in its own frame, then
+        # in the field.
+        self._pose_objects = np.ones((2 * count, 4, 4))  # homogeneous: (x, y, z, 1)
+        self._pose_objects[:, :, :3] = np.concatenate((model, corners))
         self._tag_poses = [(float(c[0]), float(c[1]), float(math.atan2(r[1, 0], r[0, 0])))
-                           for c, r in zip(centres, self._tag_rot, strict=True)]
+                           for c, r in zip(centres, tag_rot, strict=True)]
 
         self._bearings = list(bearing_targets)
         self._b_pos = np.array([(b.x, b.y, b.z) for b in self._bearings],
@@ -576,32 +658,50 @@ class Camera:
 
     # --- observation --------------------------------------------------------------------
 
-    def _eye(self, x: float, y: float, heading: float) -> tuple[np.ndarray, np.ndarray]:
-        """Camera position in the field (3,) and the field-to-optical matrix A (3, 3) such
-        that optical coordinates = (p - eye) @ A."""
+    def _eye(self, x: float, y: float, heading: float
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Where the camera is for the robot at (x, y, heading): its position in the field,
+        homogeneous (x, y, z, 1) m; the (6, 4) matrix taking homogeneous field points to
+        (fx·x + cx·z, fy·y + cy·z, x, y, z, 0), (x, y, z) in the optical frame (so pixels
+        and normalized image coordinates are its first four rows over z); and the rotation
+        field -> optical in homogeneous coordinates (4, 4)."""
         c, s = math.cos(heading), math.sin(heading)
         mx, my, mz = self._mount_xyz
-        eye = np.array((x + c * mx - s * my, y + s * mx + c * my, mz))
-        return eye, c * self._b_c + s * self._b_s + self._b_z
+        ex, ey = x + c * mx - s * my, y + s * mx + c * my
+        # Field -> optical is Aᵀ(p - eye), A = Rz(heading)·B (B: mount, then optical axes).
+        (b0x, b0y, b0z), (b1x, b1y, b1z), (b2x, b2y, b2z) = self._mount_optical
+        a0x, a0y, a0z = c * b0x - s * b1x, c * b0y - s * b1y, c * b0z - s * b1z
+        a1x, a1y, a1z = s * b0x + c * b1x, s * b0y + c * b1y, s * b0z + c * b1z
+        tx = -(a0x * ex + a1x * ey + b2x * mz)  # the field origin in the optical frame
+        ty = -(a0y * ex + a1y * ey + b2y * mz)
+        tz = -(a0z * ex + a1z * ey + b2z * mz)
+        fx, fy, cx, cy = self._k
+        out = np.array((
+            ex, ey, mz, 1.0,
+            fx * a0x + cx * a0z, fx * a1x + cx * a1z, fx * b2x + cx * b2z, fx * tx + cx * tz,
+            fy * a0y + cy * a0z, fy * a1y + cy * a1z, fy * b2y + cy * b2z, fy * ty + cy * tz,
+            a0x, a1x, b2x, tx, a0y, a1y, b2y, ty, a0z, a1z, b2z, tz, 0.0, 0.0, 0.0, 0.0,
+            a0x, a1x, b2x, 0.0, a0y, a1y, b2y, 0.0, a0z, a1z, b2z, 0.0, 0.0, 0.0, 0.0, 1.0))
+        return out[:4], out[4:28].reshape(6, 4), out[28:].reshape(4, 4)
 
     def _distort(self, uv: np.ndarray) -> np.ndarray:
-        """OpenCV's lens distortion of normalized image points (..., 2)."""
+        """OpenCV's lens distortion of normalized image points (2, ...), u and v first."""
         k1, k2, p1, p2, k3 = self._dist
-        u, v = uv[..., 0], uv[..., 1]
+        u, v = uv[0], uv[1]
         r2 = u * u + v * v
         radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
         cross = u * v
-        out = uv * radial[..., None]
-        out[..., 0] += 2.0 * p1 * cross + p2 * (r2 + 2.0 * u * u)
-        out[..., 1] += p1 * (r2 + 2.0 * v * v) + 2.0 * p2 * cross
+        out = uv * radial
+        out[0] += 2.0 * p1 * cross + p2 * (r2 + 2.0 * u * u)
+        out[1] += p1 * (r2 + 2.0 * v * v) + 2.0 * p2 * cross
         return out
 
     def _undistort_noise(self, uv: np.ndarray, noise: np.ndarray) -> np.ndarray:
-        """Map pixel noise (..., 2) at distorted points to undistorted pixels (first order:
+        """Map pixel noise (2, ...) at distorted points to undistorted pixels (first order:
         the inverse of the distortion's Jacobian at the true normalized points ``uv``)."""
         k1, k2, p1, p2, k3 = self._dist
         fx, fy, _, _ = self._k
-        u, v = uv[..., 0], uv[..., 1]
+        u, v = uv[0], uv[1]
         r2 = u * u + v * v
         radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
         dradial = k1 + r2 * (2.0 * k2 + 3.0 * k3 * r2)  # d radial / d r2
@@ -610,9 +710,8 @@ class Camera:
         a22 = radial + 2.0 * v * v * dradial + 6.0 * p1 * v + 2.0 * p2 * u
         det = a11 * a22 - a12 * a12
         det = np.where(np.abs(det) > 1e-9, det, 1e-9)
-        nu, nv = noise[..., 0] / fx, noise[..., 1] / fy
-        return np.stack(((a22 * nu - a12 * nv) / det * fx, (a11 * nv - a12 * nu) / det * fy),
-                        axis=-1)
+        nu, nv = noise[0] / fx, noise[1] / fy
+        return np.stack(((a22 * nu - a12 * nv) / det * fx, (a11 * nv - a12 * nu) / det * fy))
 
     def _observe_tags(self, x: float, y: float, heading: float
                       ) -> tuple[tuple[TagObservation, ...], MultiTagEstimate | None,
@@ -620,152 +719,135 @@ class Camera:
         if len(self._ids) == 0:
             return (), None, ()
         spec = self.spec
-        focal, centre_px, half = self._focal, self._principal, self._half_image
-        eye, rot_a = self._eye(x, y, heading)
+        focal, half = self._focal_c, self._half_c
+        eye, to_image, rot_a = self._eye(x, y, heading)
 
-        # Project every tag's corners and centre; keep those that can be detected.
-        pc = (self._points - eye) @ rot_a  # (T, 5, 3) optical frame
-        z = pc[..., 2]
-        iz = 1.0 / np.maximum(z, MIN_DEPTH)  # behind the camera: masked out below
-        uv = pc[..., :2] * iz[..., None]  # normalized image coordinates (T, 5, 2)
-        centre = pc[:, 4]
-        cand = (z.min(1) > MIN_DEPTH) & (self._normals @ eye > self._normal_offsets)
-        cand &= (centre * centre).sum(1) <= spec.max_range ** 2
+        # Project the corners and centre of every tag whose face points at the camera, and
+        # keep those that can be detected. Points are coordinate-major, (coordinate, 5, tags),
+        # so that each coordinate is a contiguous row (numpy is quickest on those).
+        idx = (self._planes @ eye > 0.0).nonzero()[0]
+        k = len(idx)
+        if k == 0:
+            return (), None, ()
+        # (fx·x + cx·z, fy·y + cy·z), optical frame (x, y, z, 0), pixels, normalized image
+        proj = np.empty((10, 5, k))
+        pc, pix, uv = proj[2:6], proj[6:8], proj[8:]
+        np.matmul(to_image, self._points_h.take(idx, 2).reshape(4, -1),
+                  out=proj[:6].reshape(6, -1))
+        z = pc[2]
+        np.divide(proj[:4], np.maximum(z, MIN_DEPTH), out=proj[6:])  # behind: masked below
+        cand = z.min(0) > MIN_DEPTH
+        if spec.max_range < math.inf:
+            cand &= (pc[:3, 4] * pc[:3, 4]).sum(0) <= spec.max_range ** 2
         if self._distorted:
             # Beyond twice the image's pinhole extent the distortion polynomial folds over.
-            cand &= (np.abs(uv * focal) <= 4.0 * half).all((1, 2))
-            pix = self._distort(uv) * focal + centre_px
-        else:
-            pix = uv * focal + centre_px
-        margin = 4.0 * spec.pixel_noise + 1.0
-        cand &= (np.abs(pix[:, :4] - half) <= half + margin).all((1, 2))
-        idx = cand.nonzero()[0]
-        if len(idx) and self._occluders.count:
-            hidden = self._occluders.blocked(eye, self._points.take(idx, 0).reshape(-1, 3))
-            idx = idx[~hidden.reshape(-1, 5).any(1)]
-        if len(idx) == 0:
+            cand &= (np.abs(uv * focal) <= 4.0 * half).reshape(10, k).all(0)
+            np.multiply(self._distort(uv), focal, out=pix)
+            pix += self._principal_c
+        cand &= (np.abs(pix[:, :4] - half) <= self._reach_c).reshape(8, k).all(0)
+        visible = cand.nonzero()[0]
+        if len(visible) and self._occluders.count:
+            hidden = self._occluders.blocked(eye[:3], self._points.take(idx[visible], 0)
+                                             .reshape(-1, 3))
+            visible = visible[~hidden.reshape(-1, 5).any(1)]
+        if len(visible) == 0:
             return (), None, ()
-        pix = pix.take(idx, 0)
+        if len(visible) < k:
+            idx, proj = idx[visible], proj.take(visible, 2)
+            pc, pix, uv = proj[2:6], proj[6:8], proj[8:]
         corners = pix[:, :4]
         noise = None
         if spec.pixel_noise > 0:
-            noise = self.rng.normal(0.0, spec.pixel_noise, corners.shape)
+            # Drawn tag by tag, corner by corner, x then y; used coordinate-major.
+            noise = self.rng.normal(0.0, spec.pixel_noise, (len(idx), 4, 2)).transpose(2, 1, 0)
             corners = corners + noise
         diag = corners[:, 2:] - corners[:, :2]  # a quadrilateral's area: half the diagonals'
-        area = np.abs(diag[:, 0, 0] * diag[:, 1, 1] - diag[:, 1, 0] * diag[:, 0, 1]) \
-            * self._area_scale
-        keep = (np.abs(corners - half) <= half).all((1, 2)) & (area >= spec.min_area)
+        cross = diag[0] * diag[1, ::-1]  # (x₀·y₁, x₁·y₀) of the two diagonals
+        area = np.abs(cross[0] - cross[1]) * self._area_scale
+        keep = (np.abs(corners - half) <= half).reshape(8, -1).all(0)
+        if spec.min_area > 0:
+            keep &= area >= spec.min_area
         if not keep.all():
             if not keep.any():
                 return (), None, ()
-            idx, pix, corners, area = idx[keep], pix[keep], corners[keep], area[keep]
-            noise = None if noise is None else noise[keep]
+            idx, pc, uv, pix = idx[keep], pc[:, :, keep], uv[:, :, keep], pix[:, :, keep]
+            corners, area = corners[:, :, keep], area[keep]
+            noise = None if noise is None else noise[:, :, keep]
         m = len(idx)
 
-        # Gauss-Newton on the reprojection error, in undistorted pixels with u and v
-        # interleaved, for 2m + 1 poses at once: each tag's best pose, each tag's alternate,
-        # and the multi-tag pose (which appears once per tag, with that tag's field corners;
-        # its normal equations are summed). Step 1 starts the best and multi-tag poses at the
-        # truth (their residual is the noise itself) and the alternates at the planar
-        # ambiguity: the truth reflected through the plane normal to the line of sight (times
-        # diag(-1, 1, 1) in the tag frame so it stays a rotation), the same image to first
-        # order. Step 2 refines them all: a small or distant tag's minimum can lie degrees away
-        # from the truth along a nearly flat valley.
-        uvt = uv.take(idx, 0)[:, :4]
-        if noise is None:
-            res, obs_t = np.zeros((m, 8)), uvt
+        # The pose solutions: Gauss-Newton on the reprojection error (see _refine), in
+        # undistorted pixels, for 2m + 1 poses at once: each tag's best pose, each tag's
+        # alternate, and the multi-tag pose (in m blocks, one per tag with its field corners).
+        # The best and multi-tag poses start at the truth, where the residual is the noise
+        # itself, and the alternates at the planar ambiguity: the truth reflected through the
+        # plane normal to the line of sight (times diag(-1, 1, 1) in the tag frame so it stays
+        # a rotation), the same image to first order. The second step matters: a small or
+        # distant tag's minimum can lie degrees away from the truth along a nearly flat valley.
+        if self._distorted:  # the undistorted pixels, relative to the principal point
+            obs = uv[:, :4] * focal
+            if noise is not None:
+                obs += self._undistort_noise(uv[:, :4], noise)
         else:
-            dn = self._undistort_noise(uvt, noise) if self._distorted else noise
-            res, obs_t = dn.reshape(m, 8), uvt + dn / focal
-        pts = pc.take(idx, 0)[:, :4]
-        t_true = centre.take(idx, 0)
-        t_multi = -(eye @ rot_a)
-        rot_true = rot_a.T @ self._tag_rot.take(idx, 0)  # tag frame -> optical
-        ray = t_true / np.sqrt((t_true * t_true).sum(1))[:, None]
-        rot_flip = rot_true - 2.0 * ray[:, :, None] * (ray[:, None, :] @ rot_true)
-        rot_flip[:, :, 0] *= -1.0
-        model = self._model.take(idx, 0)
-        a_flip = model @ rot_flip.transpose(0, 2, 1)
-        p_flip = a_flip + t_true[:, None, :]
-        iz_flip = 1.0 / np.maximum(p_flip[..., 2], MIN_DEPTH)
-        uv_flip = p_flip[..., :2] * iz_flip[..., None]
-        izt = iz.take(idx, 0)[:, :4]
-        rows, summing = _pose_rows(m)
-        jac = _jacobian(np.concatenate((uvt, uv_flip, uvt)), np.concatenate((izt, iz_flip, izt)),
-                        np.concatenate((pts - t_true[:, None, :], a_flip, pts - t_multi)),
-                        focal)
-        resid = np.concatenate((res, ((obs_t - uv_flip) * focal).reshape(m, 8), res))
-        delta = _step(jac, resid, summing)
-        rot = _retract(delta[:, :3]) @ np.concatenate((rot_true, rot_flip, rot_a.T[None]))
-        trans = np.concatenate((t_true, t_true, t_multi[None])) + delta[:, 3:]
+            obs = corners - self._principal_c
+        obs = obs.transpose(2, 1, 0)  # (m, 4, 2): tag, corner, (u, v)
+        centre = pc[:, 4]  # (x, y, z, 0) per tag
+        ray = (centre / np.sqrt((centre * centre).sum(0))).T
+        tag_rot = rot_a @ self._tag_rot_h.take(idx, 0)  # tag -> optical; times diag(-1, 1, 1, 1)
+        flip = tag_rot[:, :, 4:]
+        rot, trans, sq, depth = _refine(
+            self._pose_objects.take(np.concatenate((idx, idx, idx + len(self._ids))), 0),
+            np.concatenate((tag_rot[:, :, :4],
+                            flip - 2.0 * ray[:, :, None] * (ray[:, None, :] @ flip),
+                            rot_a[None])),
+            np.concatenate((centre[:3].T, centre[:3].T, to_image[None, 2:5, 3])),
+            np.concatenate((obs, obs, obs)), self._focal)
 
-        objects = np.concatenate((model, model, self._points.take(idx, 0)[:, :4]))
-        obs3 = np.concatenate((obs_t, obs_t, obs_t))
-        a2 = objects @ rot.take(rows, 0).transpose(0, 2, 1)
-        p2 = a2 + trans.take(rows, 0)[:, None, :]
-        iz2 = 1.0 / np.maximum(p2[..., 2], MIN_DEPTH)
-        uv2 = p2[..., :2] * iz2[..., None]
-        delta = _step(_jacobian(uv2, iz2, a2, focal), ((obs3 - uv2) * focal).reshape(3 * m, 8),
-                      summing)
-        rot = _retract(delta[:, :3]) @ rot
-        trans = trans + delta[:, 3:]
-
-        # The errors: reprojection of the final poses.
-        p3 = objects @ rot.take(rows, 0).transpose(0, 2, 1) + trans.take(rows, 0)[:, None, :]
-        z3 = p3[..., 2]
-        res3 = (obs3 - p3[..., :2] / np.maximum(z3, MIN_DEPTH)[..., None]) * focal
-        sq = (res3 * res3).sum((1, 2))
-        err = np.sqrt(sq[:2 * m] / 8.0)
-        err[z3[:2 * m].min(1) <= MIN_DEPTH] = np.inf  # a pose with a corner behind the camera
-        rot_m, trans_m = rot[2 * m], trans[2 * m]
-        rot, trans = rot[:2 * m], trans[:2 * m]
-        swap = err[m:] < err[:m]  # the alternate fits better: it is the best (a "flip")
-        if swap.any():
-            perm = np.concatenate((swap, ~swap)) * m + np.tile(np.arange(m), 2)
-            rot, trans, err = rot.take(perm, 0), trans.take(perm, 0), err.take(perm)
-
-        # Optical -> camera frame (x forward, y left, z up): R' = Mᵀ R, t' = Mᵀ t.
-        rot_l = (_OPTICAL_TO_NWU @ rot).tolist()
-        t_l = (trans @ _NWU_TO_OPTICAL).tolist()
-        err_l = err.tolist()
+        # The observations, largest first; the alternate is the best when it fits better
+        # (a tag "flip"). Errors below 1e-9 px are rounding (a noise-free view): ambiguity 0.
+        rot_l, t_l = rot[:, :3, :3].tolist(), trans.tolist()
+        sq_l, depth_l = sq.tolist(), depth.tolist()
+        err = [math.sqrt(e / 8.0) if d > MIN_DEPTH else math.inf  # inf: a corner behind
+               for e, d in zip(sq_l[:2 * m], depth_l[:2 * m], strict=True)]
         # The tag centre: its true projection moved by the mean corner noise.
-        cpix_l = (pix[:, 4] if noise is None else pix[:, 4] + noise.mean(1)).tolist()
-        ids, area_l, corners_l = self._ids.take(idx).tolist(), area.tolist(), corners.tolist()
+        cpx, cpy = (pix[:, 4] if noise is None else pix[:, 4] + noise.sum(1) * 0.25).tolist()
+        ids, area_l = self._ids.take(idx).tolist(), area.tolist()
+        corners_l = corners.transpose(2, 1, 0).tolist()
         fx, fy, cx, cy = self._k
         tags = []
-        order = sorted(range(m), key=lambda i: (-area_l[i], ids[i]))  # largest first
+        order = sorted(range(m), key=area_l.__getitem__, reverse=True)  # ties: by id (stable)
         for i in order:
-            bx, by, bz = t_l[i]
-            ax, ay, az = t_l[m + i]
-            e_best, e_alt = err_l[i], err_l[m + i]
-            px, py = cpix_l[i]
+            best, alt = (m + i, i) if err[m + i] < err[i] else (i, m + i)
+            e_best, e_alt = err[best], err[alt]
+            px, py = cpx[i], cpy[i]
             c0, c1, c2, c3 = corners_l[i]
             tags.append(TagObservation(
                 ids[i], math.degrees(math.atan((px - cx) / fx)),
                 math.degrees(math.atan((cy - py) / fy)), area_l[i], 0.0, (px, py),
                 (tuple(c0), tuple(c1), tuple(c2), tuple(c3)),
-                Transform3d(bx, by, bz, _rotation(rot_l[i])),
-                Transform3d(ax, ay, az, _rotation(rot_l[m + i])),
-                # Errors below 1e-9 px are rounding (a noise-free view): ambiguity 0 then.
+                _camera_transform(t_l[best], rot_l[best]),
+                _camera_transform(t_l[alt], rot_l[alt]),
                 e_best / e_alt if e_alt > 1e-9 else 0.0, e_best, e_alt,
-                math.sqrt(bx * bx + by * by + bz * bz)))
-        poses = tuple(self._tag_poses[idx[i]] for i in order)
+                math.hypot(*t_l[best])))
+        idx_l = idx.tolist()
+        poses = tuple([self._tag_poses[idx_l[i]] for i in order])
 
         multitag = None
         if m >= 2:
-            cam_x, cam_y, cam_z = (-(trans_m @ rot_m)).tolist()
-            e_m = math.sqrt(float(sq[2 * m:].sum()) / (8 * m))
+            # Field -> optical is p = R·o + t: the camera is at -Rᵀt, turned by Rᵀ·M.
+            (r0, r1, r2), (tx, ty, tz) = rot_l[2 * m], t_l[2 * m]
             multitag = MultiTagEstimate(
-                Transform3d(cam_x, cam_y, cam_z,
-                            _rotation((rot_m.T @ _NWU_TO_OPTICAL).tolist())),
-                tuple(sorted(ids)), e_m)
+                Transform3d(-(r0[0] * tx + r1[0] * ty + r2[0] * tz),
+                            -(r0[1] * tx + r1[1] * ty + r2[1] * tz),
+                            -(r0[2] * tx + r1[2] * ty + r2[2] * tz),
+                            _rotation([[r2[i], -r0[i], -r1[i]] for i in range(3)])),
+                tuple(sorted(ids)), math.sqrt(math.fsum(sq_l[2 * m:]) / (8 * m)))
         return tuple(tags), multitag, poses
 
     def _observe_bearings(self, x: float, y: float, heading: float
                           ) -> tuple[BearingObservation, ...]:
         if not self._bearings:
             return ()
-        eye, _ = self._eye(x, y, heading)
+        eye = self._eye(x, y, heading)[0][:3]
         fwd = math.cos(heading), math.sin(heading)
         axis = self._mount_rot[:, 0]
         cam_dir = math.atan2(fwd[1] * axis[0] + fwd[0] * axis[1],

@@ -321,6 +321,23 @@ def test_noisy_multitag_estimate_matches_opencv_sqpnp_on_the_same_corners():
     assert np.percentile(diffs, 90) < 0.1 * np.percentile(errs, 50) + 1e-4
 
 
+def test_pose_update_table_is_the_cayley_transform_of_the_rotation_step():
+    """The table the Gauss-Newton steps turn their rotations with gives
+    (I - [w/2]×)⁻¹(I + [w/2]×) in homogeneous coordinates: a rotation by 2·atan(|w|/2)."""
+    from simserver.models.camera import _CAYLEY
+
+    for w in np.random.default_rng(3).normal(0.0, 0.3, (20, 3)):
+        wh = np.concatenate(([1.0], w))
+        out = np.outer(wh, wh).ravel() @ _CAYLEY
+        rot = (out[:16] / out[16]).reshape(4, 4)
+        half = 0.5 * np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+        expected = np.linalg.solve(np.eye(3) - half, np.eye(3) + half)
+        np.testing.assert_allclose(rot[:3, :3], expected, rtol=0, atol=1e-14)
+        assert rot[3].tolist() == [0, 0, 0, 1] and rot[:3, 3].tolist() == [0, 0, 0]
+        angle = math.acos((np.trace(rot[:3, :3]) - 1) / 2)
+        assert angle == pytest.approx(2 * math.atan(np.linalg.norm(w) / 2), abs=1e-12)
+
+
 # --- visibility edge cases ---------------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import mul
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -160,7 +161,7 @@ class Holonomic:
         duty = self._duty
         if enabled:
             g_sum = self._g
-            i0 = sum(c * w for c, w in zip(self._i0_speed, speeds, strict=True))
+            i0 = sum(map(mul, self._i0_speed, speeds))
         else:
             g_sum = i0 = 0.0
         bus = max(0.0, (source.open_voltage - source.resistance * i0)
@@ -200,8 +201,7 @@ class Holonomic:
             currents = np.where(off, 0.0, self._count / self._r
                                 * (np.array(volts) - after / self._kv))
         self.currents = currents
-        supply = (sum(i * v for i, v in zip(currents.tolist(), volts, strict=True)) / bus
-                  if bus > 0.0 else 0.0)
+        supply = sum(map(mul, currents.tolist(), volts)) / bus if bus > 0.0 else 0.0
         return bus, supply
 
     def end_tick(self, world: World) -> None:

@@ -50,6 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import mul
 
 import numpy as np
 
@@ -465,7 +466,7 @@ def _slide(system: ContactSystem, limit: list[float], p: list[float],
 def _energy_guard(system: ContactSystem, p: list[float]) -> list[float]:
     """P, shrunk along its ray if needed so that Φ(P) − Φ(0) = ½ P·A P − rhs·P ≤ 0."""
     quad = system.quad(p)
-    lin = sum(b * x for b, x in zip(system.rhs, p, strict=True))
+    lin = sum(map(mul, system.rhs, p))
     if 0.5 * quad > lin:
         scale = max(0.0, lin / quad) if quad > 0.0 else 0.0
         p = [x * scale for x in p]

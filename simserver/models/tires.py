@@ -188,18 +188,16 @@ def twist(rows: Sequence[Row], p: Sequence[float]) -> tuple[float, float, float]
 class DenseContacts:
     """A contact system ``A P = rhs`` given by its whole matrix A (rows × rows, symmetric
     positive definite, m/s per N·s) and rhs (m/s). Every solve is a rows × rows one; suits any
-    A, including rigid rows (no compliance). a_inv: A⁻¹ when the caller has it cached."""
+    A, including rigid rows (no compliance)."""
 
-    def __init__(self, a: np.ndarray, rhs: np.ndarray, a_inv: np.ndarray | None = None):
-        self._a, self._rhs_array, self._a_inv = a, rhs, a_inv
+    def __init__(self, a: np.ndarray, rhs: np.ndarray):
+        self._a, self._rhs_array = a, rhs
         self.rhs: list[float] = rhs.tolist()
 
     def solve(self, damping: list[float] | None = None) -> list[float]:
         """P with ``(A + diag(damping)) P = rhs``."""
         if damping is not None:
             p = np.linalg.solve(self._a + np.diag(damping), self._rhs_array)
-        elif self._a_inv is not None:
-            p = self._a_inv @ self._rhs_array
         else:
             p = np.linalg.solve(self._a, self._rhs_array)
         return p.tolist()
@@ -411,12 +409,11 @@ def _box(system: ContactSystem, limit: list[float], p: list[float]
     return _energy_guard(system, p), [s != 0.0 for s in side]
 
 
-def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_contact: int,
-                   a_inv: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_contact: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`contact_impulses` for a matrix given whole, on arrays: a (rows × rows), rhs
-    (rows, m/s), limit (contacts, N·s); a_inv: A⁻¹ if cached. Returns (impulses N·s, sliding
-    mask)."""
-    p, sliding = contact_impulses(DenseContacts(a, rhs, a_inv), limit.tolist(), rows_per_contact)
+    (rows, m/s), limit (contacts, N·s). Returns (impulses N·s, sliding mask)."""
+    p, sliding = contact_impulses(DenseContacts(a, rhs), limit.tolist(), rows_per_contact)
     return np.array(p), np.array(sliding, dtype=bool)
 
 

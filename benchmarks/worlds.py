@@ -77,9 +77,9 @@ from simserver.config.loader import default_config_text, loads
 from simserver.world import World
 
 try:
-    from benchmarks._common import bundled_script, text_table
+    from benchmarks._common import text_table
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
-    from _common import bundled_script, text_table  # type: ignore
+    from _common import text_table  # type: ignore
 
 REPO = Path(__file__).resolve().parents[1]
 SWERVE = REPO / "examples" / "swerve" / "simserver.toml"
@@ -160,10 +160,10 @@ def full_robot_text() -> str:
     return swerve_text() + MECHANISMS + CAMERA
 
 
-#: The match: (robot, start x m, y m, heading °). Each robot drives its own loop (kitbots the
-#: S-curve, the others PATH), the red robots mirroring the blue ones through the field centre;
-#: the swerve and mecanum loops cross in mid-field, so robots meet there, and the kitbots'
-#: S-curves run into the hubs.
+#: The match: (robot, start x m, y m, heading °). Each robot drives its own loop (kitbots
+#: TANK_LOOP, the others PATH at half size, twice), the red robots mirroring the blue ones
+#: through the field centre; the swerve and mecanum loops cross in mid-field, so robots meet
+#: there, and the swerves brush the walls.
 MATCH = (("kitbot", 1.5, 2.5, 90.0), ("kitbot", 15.04, 5.57, -90.0),
          ("mecanum", 8.9, 3.4, 90.0), ("mecanum", 7.64, 4.67, -90.0),
          ("swerve", 5.8, 1.0, 0.0), ("swerve", 10.74, 7.07, 180.0))
@@ -247,15 +247,6 @@ def push_driver(world: World) -> Driver:
     """Open-loop duties of the pushing schedule: every robot drives ahead for 4 s and keeps
     pushing once it meets something (wheels spinning), backs off, and so on."""
     return _plan_driver(world, schedule(world, world.cfg.sim.tick))
-
-
-def script_driver(world: World) -> Driver:
-    """The bundled kitbot S-curve (simserver/data/s_curve.csv, benchmarks/throughput.py's
-    workload), sampled every tick."""
-    script = bundled_script(world.cfg)
-    tick = world.cfg.sim.tick
-    return _plan_driver(world, [list(script.at(k * tick)[0].items())
-                                for k in range(round(LOOP / tick))])
 
 
 #: Segments of the driving loop: (seconds, direction in the robot frame in rad or "spin",

@@ -18,7 +18,7 @@ from simserver.models.battery import breaker_trip_time
 from simserver.models.motor import motor_by_name
 from simserver.models.pneumatics import ATMOSPHERIC_PRESSURE, GAS_CONSTANT, PSI, TANK_VOLUME
 from simserver.world import World
-from tests.worlds import ARM, LIFT, make_world
+from tests.worlds import ARM, LIFT, SHOULDER_NEO, make_world
 
 H = 0.005  # s: the kitbot's substep (sim.substep = "5 ms")
 V_NOM = 12.7  # V: kitbot battery nominal_voltage
@@ -50,7 +50,7 @@ moment_of_inertia = "0.002 kg*m^2"
 """
 
 # An arm already resting on its upper stop: driven up, it stays stalled from the first substep.
-STALLED_ARM = '\n[motors.shoulder]\ntype = "NEO"\n' + ARM + 'start_angle = "100 deg"\n'
+STALLED_ARM = SHOULDER_NEO + ARM + 'start_angle = "100 deg"\n'
 
 PNEUMATICS = """
 [pneumatics]

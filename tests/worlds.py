@@ -28,7 +28,8 @@ min_angle = "-80 deg"
 max_angle = "100 deg"
 """
 
-TWO_KRAKENS = '\n[motors.lift]\ntype = "Kraken X60"\ncount = 2\n'
+TWO_KRAKENS = '\n[motors.lift]\ntype = "Kraken X60"\ncount = 2\n'  # for LIFT
+SHOULDER_NEO = '\n[motors.shoulder]\ntype = "NEO"\n'  # for ARM
 
 
 def make_world(extra: str = "", base: str | None = None) -> World:

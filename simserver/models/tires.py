@@ -409,14 +409,6 @@ def _box(system: ContactSystem, limit: list[float], p: list[float]
     return _energy_guard(system, p), [s != 0.0 for s in side]
 
 
-def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, rows_per_contact: int
-                   ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`contact_impulses` for a matrix given whole, on arrays: a (rows × rows), rhs
-    (rows, m/s), limit (contacts, N·s). Returns (impulses N·s, sliding mask)."""
-    p, sliding = contact_impulses(DenseContacts(a, rhs), limit.tolist(), rows_per_contact)
-    return np.array(p), np.array(sliding, dtype=bool)
-
-
 def _slide(system: ContactSystem, limit: list[float], p: list[float],
            ratio: list[float]) -> tuple[list[float], list[bool]]:
     """Steps 2-4 of contact_impulses for two rows per contact, on Python floats: for 2 to 12

@@ -35,7 +35,7 @@ from wpilib.simulation import (
 from simserver.bridge.core import Bridge
 from simserver.config.loader import loads
 from simserver.io import topics
-from tests.worlds import ARM, LIFT
+from tests.worlds import ARM, LIFT, SHOULDER_NEO
 
 T = TypeVar("T")
 OUT = hal.SimDevice.Direction.kOutput
@@ -363,7 +363,7 @@ def test_spark_closed_loop_reads_applied_output_and_warns_once(hw):
 
 def test_analog_potentiometer_reads_five_volts_over_one_turn(hw):
     # An arm's absolute angle on analog input 3, read by the program as a potentiometer.
-    bridge = make_bridge(ARM + '\n[motors.shoulder]\ntype = "NEO"\n\n'
+    bridge = make_bridge(ARM + SHOULDER_NEO + '\n'
                          + encoder_table("pot", "analog:3", unit="deg", motor="shoulder",
                                          absolute="true"))
     pot = hw(wpilib.AnalogPotentiometer(3, 360.0))

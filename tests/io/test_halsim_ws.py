@@ -31,7 +31,7 @@ from simserver.io import topics
 from simserver.io.halsim_ws import PATH, HalsimWsLink, check_config, value_of, ws_device
 from simserver.io.nt import InputState
 from tests.ntutil import free_port, wait_for
-from tests.worlds import ARM, LIFT, WIRED_SOLENOIDS_SWITCHES
+from tests.worlds import ARM, LIFT, SHOULDER_NEO, WIRED_SOLENOIDS_SWITCHES
 
 pytestmark = pytest.mark.network
 
@@ -425,7 +425,7 @@ def test_encoder_counts_and_periods_by_channel_as_deltas(robots, links):
 
 
 def test_analog_potentiometer_gets_five_volts_over_one_turn(robots, links):
-    config = DRIVE + ARM + '\n[motors.shoulder]\ntype = "NEO"\n' + """
+    config = DRIVE + ARM + SHOULDER_NEO + """
 [encoders.pot]
 motor = "shoulder"
 unit = "deg"

@@ -26,7 +26,6 @@ from simserver.models.tires import (
     ReducedContacts,
     contact_impulses,
     pose_exp,
-    solve_contacts,
     wheel_inertia_estimate,
 )
 
@@ -179,6 +178,13 @@ def test_friction_table_holds_plausible_coefficients():
 
 
 # --- contact solver -----------------------------------------------------------------------------
+
+def solve_contacts(a: np.ndarray, rhs: np.ndarray, limit: np.ndarray, k: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """contact_impulses on a whole matrix, as arrays: (impulses N·s, sliding mask)."""
+    p, sliding = contact_impulses(DenseContacts(a, rhs), limit.tolist(), k)
+    return np.array(p), np.array(sliding, dtype=bool)
+
 
 def residual_scale(a: np.ndarray, p: np.ndarray, rhs: np.ndarray) -> float:
     return float(np.abs(a).max() * np.abs(p).sum() + np.abs(rhs).max())

@@ -27,20 +27,13 @@ from hypothesis import strategies as st
 
 from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.world import ModelBuildError, World
-from tests.worlds import ARM, LIFT
+from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 
 EXAMPLES = int(os.environ.get("SIMSERVER_FUZZ_EXAMPLES", "300"))
 FUZZ = settings(max_examples=EXAMPLES, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
-RICH = default_config_text() + LIFT + ARM + """
-[motors.lift]
-type = "Kraken X60"
-count = 2
-
-[motors.shoulder]
-type = "NEO"
-
+RICH = default_config_text() + LIFT + ARM + TWO_KRAKENS + SHOULDER_NEO + """
 [solenoids.claw]
 initial = false
 

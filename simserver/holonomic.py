@@ -60,7 +60,7 @@ class Holonomic:
         self.moment_of_inertia = moment_of_inertia
         self.groups = self.drive + self.steer
         self._joint = {g.name: (i, g) for i, g in enumerate(self.groups)}
-        self.currents = np.zeros(len(self.groups))
+        self.currents = [0.0] * len(self.groups)  # stator current per group, last substep, A
         self.volts = [0.0] * len(self.groups)  # terminal voltage per group in the last substep
         self._count = np.array([g.count for g in self.groups], dtype=float)
         self._r = np.array([g.spec.R for g in self.groups])
@@ -71,6 +71,7 @@ class Holonomic:
         self._plain = False
         self._names = [g.name for g in self.groups]
         self._neutral_coast = [False] * len(self.groups)
+        self._signs: list[tuple[str, float]] = []
 
     @property
     def motors(self) -> tuple[str, ...]:
@@ -80,7 +81,7 @@ class Holonomic:
     def reset(self, x: float, y: float, heading: float) -> None:
         """Place the robot at rest; wheels and modules at zero."""
         self.model.reset(x, y, heading)
-        self.currents[:] = 0.0
+        self.currents = [0.0] * len(self.groups)
         self.volts = [0.0] * len(self.groups)
 
     # --- chassis ------------------------------------------------------------------------------
@@ -107,12 +108,9 @@ class Holonomic:
 
     # --- joints and states --------------------------------------------------------------------
 
-    def _speeds(self) -> np.ndarray:
+    def _speeds(self) -> list[float]:
         """Motor shaft speeds of every group, rad/s, in group order."""
-        m = self.model
-        if not self.steer or hasattr(m, "motor_speeds"):
-            return np.asarray(m.motor_speeds(), dtype=float)
-        return np.concatenate((m.drive_motor_speeds(), m.steer_motor_speeds()))
+        return self.model.motor_speeds()
 
     def has_joint(self, motor: str) -> bool:
         """Whether ``motor`` drives a wheel or a module of this drivetrain."""
@@ -146,7 +144,10 @@ class Holonomic:
             self._ctrls = [world.controllers[g.name] for g in self.groups]
             self._neutral_coast = [c.neutral == "coast" for c in self._ctrls]
             self._plain = all(c.passthrough for c in self._ctrls)  # config: fixed
-        duty = [max(-1.0, min(1.0, world.motor(name))) for name in self._names]
+            self._signs = [(name, -1.0 if world.cfg.motors[name].inverted else 1.0)
+                           for name in self._names]  # world.motor's inversion, looked up once
+        motors = world.motors
+        duty = [max(-1.0, min(1.0, motors[name] * sign)) for name, sign in self._signs]
         self._duty = duty
         # Bus solve terms: supply = Σ n·d·(d·V − ω/Kv)/R = g·V + Σ i0_speed·ω.
         self._g = sum(c * d * d for c, d in zip(self._count_per_r, duty, strict=True))
@@ -157,7 +158,7 @@ class Holonomic:
     def substep(self, world: World, h: float, source: Source, enabled: bool) -> tuple[float,
                                                                                       float]:
         """Advance ``h`` s. Returns (bus voltage V, supply current A drawn by the drivetrain)."""
-        speeds = self._speeds().tolist()
+        speeds = self._speeds()
         duty = self._duty
         if enabled:
             g_sum = self._g
@@ -183,10 +184,7 @@ class Holonomic:
         m = self.model
         if self.physical:
             if self.steer:
-                if coast is None:
-                    m.step(h, volts[:n], volts[n:])
-                else:
-                    m.step(h, volts[:n], volts[n:], coast[:n], coast[n:])
+                m.step_groups(h, volts, coast)
             else:
                 m.step(h, volts, coast)
             currents = m.currents
@@ -197,18 +195,17 @@ class Holonomic:
                 m.step(h, eff[:n], eff[n:])
             else:
                 m.step(h, eff)
-            after = self._speeds()
+            after = np.array(self._speeds())
             currents = np.where(off, 0.0, self._count / self._r
-                                * (np.array(volts) - after / self._kv))
+                                * (np.array(volts) - after / self._kv)).tolist()
         self.currents = currents
-        supply = sum(map(mul, currents.tolist(), volts)) / bus if bus > 0.0 else 0.0
+        supply = sum(map(mul, currents, volts)) / bus if bus > 0.0 else 0.0
         return bus, supply
 
     def end_tick(self, world: World) -> None:
         """Report the last substep's stator currents and terminal voltages per motor output."""
-        for g, i, v in zip(self.groups, self.currents.tolist(), self.volts, strict=True):
-            world.motor_currents[g.name] = i
-            world.applied_voltage[g.name] = v
+        world.motor_currents.update(zip(self._names, self.currents, strict=True))
+        world.applied_voltage.update(zip(self._names, self.volts, strict=True))
 
 
 def free_wheel_speed(spec: MotorSpec, gearing: float, radius: float) -> float:

@@ -285,8 +285,9 @@ class World:
     def body(self) -> Body:
         """The chassis as a rigid body in the field frame (for collisions)."""
         x, y, heading = self.pose
-        vx, vy, omega = self.velocity
-        return Body(x, y, heading, vx, vy, omega)
+        vx_b, vy_b, omega = self.chassis_speeds
+        c, s = math.cos(heading), math.sin(heading)
+        return Body(x, y, heading, vx_b * c - vy_b * s, vx_b * s + vy_b * c, omega)
 
     def set_body(self, body: Body) -> None:
         """Take the position and velocity of ``body`` (after an impact pushed it)."""
@@ -424,18 +425,17 @@ class World:
         battery, h = self.battery, self.substep
         if self.drive is not None:
             elec = self._advance_differential(h)
+            self.elec = elec
             supply = elec.supply_current
             peak = max(abs(elec.current_left), abs(elec.current_right))
         else:
             assert self.holo is not None
             bus, supply = self.holo.substep(self, h, self._source(), not battery.brownout)
-            elec = Electrical(bus, 0.0, 0.0, supply)
             self.bus_voltage = bus
             vx, vy, _ = self.holo.body_velocity
             self.distance += math.hypot(vx, vy) * h  # the pose moved with these velocities
             self._collide()
             peak = 0.0  # the drivetrain's peak is taken once per tick (end_tick)
-        self.elec = elec
         self.time += h
         if self.pneumatics is not None:
             for cname, cyl in self.cfg.cylinders.items():
@@ -493,7 +493,7 @@ class World:
         else:
             assert self.holo is not None
             self.holo.end_tick(self)
-            peak = max(map(abs, self.holo.currents[: len(self.holo.drive)].tolist()))
+            peak = max(map(abs, self.holo.currents[: len(self.holo.drive)]))
             self.peak_current = max(self.peak_current, peak)
         _, _, heading = self.pose
         self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)

@@ -55,6 +55,14 @@ __all__ = ["WHEEL_FRICTION", "KinematicMecanum", "MecanumDrive", "MecanumWheelPa
 _ROLLER_NORMAL = np.array([[1.0, -1.0], [1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]) / math.sqrt(2.0)
 
 
+def _four(value: Sequence[float]) -> list[float]:
+    """One float per wheel, checked."""
+    values = [float(v) for v in value]
+    if len(values) != 4:
+        raise ValueError(f"expected 4 values (FL, FR, RL, RR), got {len(values)}")
+    return values
+
+
 @dataclass(frozen=True)
 class MecanumWheelParams:
     """One mecanum wheel (SI units).
@@ -118,31 +126,50 @@ class MecanumDrive(PlanarChassis):
         # Rim speed r·ω projected on the roller normal: r·(n · forward).
         self._rim = np.array([w.wheel_radius for w in wheels]) * _ROLLER_NORMAL[:, 0]
         self._rim_list: list[float] = self._rim.tolist()
-        self._radius = np.array([w.wheel_radius for w in wheels])
-        self.wheel_speed = np.zeros(4)
-        self.wheel_angle = np.zeros(4)
-        self.currents = np.zeros(4)
+        self._radius = [w.wheel_radius for w in wheels]
+        self._gearing: list[float] = self._motors.gearing.tolist()
+        self.reset(0.0, 0.0, 0.0)
         self._cache: dict[object, _Constants] = {}
 
     def reset(self, x: float, y: float, heading: float) -> None:
         """Place the robot at rest at (x, y) m facing ``heading`` rad; wheels at rest, angle 0."""
         self._reset_chassis(x, y, heading)
-        self.wheel_speed = np.zeros(4)
-        self.wheel_angle = np.zeros(4)
-        self.currents = np.zeros(4)
+        # State as Python floats (the substep's arithmetic is on floats); the public views
+        # wheel_speed and wheel_angle are numpy copies.
+        self._speed = [0.0] * 4
+        self._angle = [0.0] * 4
+        self.currents: list[float] = [0.0] * 4
 
-    def motor_speeds(self) -> np.ndarray:
+    @property
+    def wheel_speed(self) -> np.ndarray:
+        """Wheel angular speed per wheel, rad/s (+ turns forward)."""
+        return np.array(self._speed)
+
+    @wheel_speed.setter
+    def wheel_speed(self, value: Sequence[float]) -> None:
+        self._speed = _four(value)
+
+    @property
+    def wheel_angle(self) -> np.ndarray:
+        """Cumulative wheel rotation per wheel, rad."""
+        return np.array(self._angle)
+
+    @wheel_angle.setter
+    def wheel_angle(self, value: Sequence[float]) -> None:
+        self._angle = _four(value)
+
+    def motor_speeds(self) -> list[float]:
         """Motor shaft speed per wheel, rad/s."""
-        return self.wheel_speed * self._motors.gearing
+        return [w * g for w, g in zip(self._speed, self._gearing, strict=True)]
 
     def wheel_speeds(self) -> list[float]:
         """Rim speed per wheel, m/s (what an encoder on the wheel reads; wpimath's
         MecanumDriveWheelSpeeds)."""
-        return (self._radius * self.wheel_speed).tolist()
+        return [r * w for r, w in zip(self._radius, self._speed, strict=True)]
 
     def wheel_positions(self) -> list[float]:
         """Rim distance per wheel, m (wpimath's MecanumDriveWheelPositions)."""
-        return (self._radius * self.wheel_angle).tolist()
+        return [r * a for r, a in zip(self._radius, self._angle, strict=True)]
 
     def _constants(self, h: float, coast: Sequence[bool] | None) -> _Constants:
         """The substep's constant coefficients, built once per (h, coast flags)."""
@@ -181,7 +208,7 @@ class MecanumDrive(PlanarChassis):
         if len(volts) != 4 or (coast is not None and len(coast) != 4):
             raise ValueError("expected 4 voltages (and 4 coast flags)")
         k = self._constants(h, coast)
-        w0 = self.wheel_speed.tolist()
+        w0 = self._speed
         w = [a * x + g * float(v) for a, x, g, v in zip(k.alpha, w0, k.gain, volts, strict=True)]
         ux, uy, uw = self._rotated_momentum(h)
         rhs = [r * wi - (j0 * ux + j1 * uy + j2 * uw)
@@ -191,11 +218,10 @@ class MecanumDrive(PlanarChassis):
         zx, zy, zw = system.twist(p)
         self._advance(h, ux + zx, uy + zy, uw + zw)
         w = [wi + kick * pi for wi, kick, pi in zip(w, k.kick, p, strict=True)]
-        self.currents[:] = [cs * (a - b) + ck * pi for cs, a, b, ck, pi in zip(
+        self.currents = [cs * (a - b) + ck * pi for cs, a, b, ck, pi in zip(
             k.current_speed, w, w0, k.current_kick, p, strict=True)]
-        self.wheel_speed[:] = w
-        self.wheel_angle[:] = [a + wi * h for a, wi in zip(self.wheel_angle.tolist(), w,
-                                                           strict=True)]
+        self._speed = w
+        self._angle = [a + wi * h for a, wi in zip(self._angle, w, strict=True)]
 
 
 class KinematicMecanum:
@@ -236,9 +262,9 @@ class KinematicMecanum:
         """Impose a body-frame velocity (m/s, m/s, rad/s); the next step overrides it."""
         self.vx, self.vy, self.omega = float(vx), float(vy), float(omega)
 
-    def motor_speeds(self) -> np.ndarray:
+    def motor_speeds(self) -> list[float]:
         """Motor shaft speed per wheel, rad/s."""
-        return self.wheel_speed * self.gearing
+        return (self.wheel_speed * self.gearing).tolist()
 
     def wheel_speeds(self) -> list[float]:
         """Rim speed per wheel, m/s."""

@@ -158,58 +158,68 @@ class SwerveDrive(PlanarChassis):
         # Module positions scaled by 1/√J for the mass-scaled Jacobian rows (see step).
         self._scaled_xy = [(m.x / self._sqrt_j, m.y / self._sqrt_j) for m in ms]
         self._radius = np.array([m.wheel_radius for m in ms], dtype=float)
-        self._speed = np.zeros(2 * n)  # wheel speeds, then steer rates (rad/s)
-        self._angle = np.zeros(2 * n)  # wheel angles, then steer angles (rad)
-        self._current = np.zeros(2 * n)  # drive groups, then steer groups (A)
+        self._radius_list: list[float] = self._radius.tolist()
+        self._gearing: list[float] = self._motors.gearing.tolist()
+        # State as Python floats (the substep's arithmetic is on floats); the public views
+        # below are numpy copies.
+        self._speed = [0.0] * (2 * n)  # wheel speeds, then steer rates (rad/s)
+        self._angle = [0.0] * (2 * n)  # wheel angles, then steer angles (rad)
+        self._current = [0.0] * (2 * n)  # drive groups, then steer groups (A)
         self._cache: dict[object, _Constants] = {}
 
-    # --- state views ------------------------------------------------------------------------
+    # --- state views (numpy copies; assign a whole sequence to change one) ---------------
+
+    def _set(self, state: list[float], start: int, value: Sequence[float]) -> None:
+        values = [float(v) for v in value]
+        if len(values) != self._n:
+            raise ValueError(f"expected {self._n} values, got {len(values)}")
+        state[start:start + self._n] = values
 
     @property
     def wheel_speed(self) -> np.ndarray:
         """Wheel angular speed per module, rad/s (forward rolling positive)."""
-        return self._speed[: self._n]
+        return np.array(self._speed[: self._n])
 
     @wheel_speed.setter
     def wheel_speed(self, value: Sequence[float]) -> None:
-        self._speed[: self._n] = value
+        self._set(self._speed, 0, value)
 
     @property
     def steer_rate(self) -> np.ndarray:
         """Azimuth rate per module, rad/s (CCW)."""
-        return self._speed[self._n:]
+        return np.array(self._speed[self._n:])
 
     @steer_rate.setter
     def steer_rate(self, value: Sequence[float]) -> None:
-        self._speed[self._n:] = value
+        self._set(self._speed, self._n, value)
 
     @property
     def wheel_angle(self) -> np.ndarray:
         """Cumulative wheel rotation per module, rad."""
-        return self._angle[: self._n]
+        return np.array(self._angle[: self._n])
 
     @wheel_angle.setter
     def wheel_angle(self, value: Sequence[float]) -> None:
-        self._angle[: self._n] = value
+        self._set(self._angle, 0, value)
 
     @property
     def steer_angle(self) -> np.ndarray:
         """Azimuth per module, rad (0 = wheel rolls forward, CCW, not wrapped)."""
-        return self._angle[self._n:]
+        return np.array(self._angle[self._n:])
 
     @steer_angle.setter
     def steer_angle(self, value: Sequence[float]) -> None:
-        self._angle[self._n:] = value
+        self._set(self._angle, self._n, value)
 
     @property
     def drive_currents(self) -> np.ndarray:
         """Average stator current of each drive group over the last substep, A."""
-        return self._current[: self._n]
+        return np.array(self._current[: self._n])
 
     @property
     def steer_currents(self) -> np.ndarray:
         """Average stator current of each steer group over the last substep, A."""
-        return self._current[self._n:]
+        return np.array(self._current[self._n:])
 
     # --- life cycle -------------------------------------------------------------------------
 
@@ -218,68 +228,64 @@ class SwerveDrive(PlanarChassis):
         """Place the robot at rest at (x, y) m facing ``heading`` rad; wheels at rest and at
         angle 0, modules at ``steer_angles`` rad (default 0: all forward)."""
         self._reset_chassis(x, y, heading)
-        self._speed[:] = 0.0
-        self._angle[:] = 0.0
-        self._current[:] = 0.0
+        n = self._n
+        self._speed = [0.0] * (2 * n)
+        self._angle = [0.0] * (2 * n)
+        self._current = [0.0] * (2 * n)
         if steer_angles is not None:
-            if len(steer_angles) != self._n:
-                raise ValueError(f"expected {self._n} steer angles, got {len(steer_angles)}")
-            self._angle[self._n:] = steer_angles
+            if len(steer_angles) != n:
+                raise ValueError(f"expected {n} steer angles, got {len(steer_angles)}")
+            self._set(self._angle, n, steer_angles)
 
     @property
-    def currents(self) -> np.ndarray:
+    def currents(self) -> list[float]:
         """Average stator current of every group over the last substep, A: the drive groups
         in module order, then the steer groups."""
         return self._current
 
-    def motor_speeds(self) -> np.ndarray:
+    def motor_speeds(self) -> list[float]:
         """Shaft speed of every motor group, rad/s: drive motors in module order, then steer
         motors."""
-        return self._speed * self._motors.gearing
+        return [w * g for w, g in zip(self._speed, self._gearing, strict=True)]
 
     def drive_motor_speeds(self) -> np.ndarray:
         """Drive motor shaft speed per module, rad/s."""
-        return self._speed[: self._n] * self._motors.gearing[: self._n]
+        return np.array(self.motor_speeds()[: self._n])
 
     def steer_motor_speeds(self) -> np.ndarray:
         """Steer motor shaft speed per module, rad/s."""
-        return self._speed[self._n:] * self._motors.gearing[self._n:]
+        return np.array(self.motor_speeds()[self._n:])
 
     def module_states(self) -> list[tuple[float, float]]:
         """(speed m/s, angle rad) per module as the wheel measures it: rim speed r·ω."""
         n = self._n
-        return list(zip((self._radius * self._speed[:n]).tolist(), self._angle[n:].tolist(),
-                        strict=True))
+        return [(r * w, a) for r, w, a in zip(self._radius_list, self._speed[:n],
+                                              self._angle[n:], strict=True)]
 
     def module_positions(self) -> list[tuple[float, float]]:
         """(distance m, angle rad) per module: r·(cumulative wheel angle), steer angle."""
         n = self._n
-        return list(zip((self._radius * self._angle[:n]).tolist(), self._angle[n:].tolist(),
-                        strict=True))
+        return [(r * d, a) for r, d, a in zip(self._radius_list, self._angle[:n],
+                                              self._angle[n:], strict=True)]
 
     # --- the substep ------------------------------------------------------------------------
 
-    def _constants(self, h: float, drive_coast: Sequence[bool] | None,
-                   steer_coast: Sequence[bool] | None) -> _Constants:
-        """The substep's constant coefficients, built once per (h, coast flags)."""
+    def _constants(self, h: float, coast: Sequence[bool] | None) -> _Constants:
+        """The substep's constant coefficients, built once per (h, coast flag per group)."""
         n = self._n
-        if (drive_coast is None or not any(drive_coast)) and (
-                steer_coast is None or not any(steer_coast)):
+        if coast is None or not any(coast):
+            coast = None
             key: object = h
-            drive_coast = steer_coast = None
         else:
-            key = (h, None if drive_coast is None else tuple(drive_coast),
-                   None if steer_coast is None else tuple(steer_coast))
+            coast = [bool(f) for f in coast]
+            key = (h, tuple(coast))
         found = self._cache.get(key)
         if found is not None:
             return found
         if not h > 0:
             raise ValueError(f"step h must be > 0 s, got {h}")
-        coast = np.zeros(2 * n, dtype=bool)
-        for offset, flags in ((0, drive_coast), (n, steer_coast)):
-            if flags is not None:
-                coast[offset:offset + n] = [bool(f) for f in flags]
-        ms = self._motors.discretize(h, coast)
+        flags = np.zeros(2 * n, dtype=bool) if coast is None else np.array(coast)
+        ms = self._motors.discretize(h, flags)
         r = self._radius
         scrub = SCRUB_COMPLIANCE / self.mass
         if self.scrub_damping is not None:
@@ -315,10 +321,21 @@ class SwerveDrive(PlanarChassis):
         if (drive_coast is not None and len(drive_coast) != n) or (
                 steer_coast is not None and len(steer_coast) != n):
             raise ValueError(f"expected {n} coast flags per motor group")
-        k = self._constants(h, drive_coast, steer_coast)
-        volts = [*map(float, drive_volts), *map(float, steer_volts)]
-        w0 = self._speed.tolist()
-        angle = self._angle.tolist()
+        coast = None
+        if drive_coast is not None or steer_coast is not None:
+            coast = [*(drive_coast or [False] * n), *(steer_coast or [False] * n)]
+        self.step_groups(h, [*map(float, drive_volts), *map(float, steer_volts)], coast)
+
+    def step_groups(self, h: float, volts: Sequence[float],
+                    coast: Sequence[bool] | None = None) -> None:
+        """:meth:`step` with one voltage (V) and coast flag per motor group, in the order of
+        ``currents`` and ``motor_speeds()``: drive groups in module order, then steer groups."""
+        n = self._n
+        if len(volts) != 2 * n or (coast is not None and len(coast) != 2 * n):
+            raise ValueError(f"expected {2 * n} voltages (and coast flags): drive, then steer")
+        k = self._constants(h, coast)
+        w0 = self._speed
+        angle = self._angle  # updated in place
         # End speeds if the ground pushed nothing.
         w = [a * x + g * v for a, x, g, v in zip(k.alpha, w0, k.gain, volts, strict=True)]
         ux, uy, uw = self._rotated_momentum(h)
@@ -352,9 +369,8 @@ class SwerveDrive(PlanarChassis):
             w[i] += k.kick[i] * along
             current[i] = k.current_speed[i] * (w[i] - w0[i]) + k.current_kick[i] * along
             angle[i] += h * w[i]
-        self._speed[:] = w
-        self._angle[:] = angle
-        self._current[:] = current
+        self._speed = w
+        self._current = current
 
 
 _KINEMATICS = {
@@ -415,6 +431,11 @@ class KinematicSwerve:
     def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:
         """Impose a body-frame velocity (m/s, m/s, rad/s); the next step overrides it."""
         self.vx, self.vy, self.omega = float(vx), float(vy), float(omega)
+
+    def motor_speeds(self) -> list[float]:
+        """Shaft speed of every motor group, rad/s: drive motors in module order, then steer
+        motors."""
+        return [*self.drive_motor_speeds().tolist(), *self.steer_motor_speeds().tolist()]
 
     def drive_motor_speeds(self) -> np.ndarray:
         """Drive motor shaft speed per module, rad/s."""

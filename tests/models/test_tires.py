@@ -363,3 +363,52 @@ def test_one_row_contacts_slide_exactly_at_the_coulomb_optimum(reduced):
         assert sliding == (np.abs(want) >= limit * (1 - 1e-12)).tolist()
         sliding_cases += any(sliding)
     assert sliding_cases > 100
+
+
+# --- warm start of the sliding solver -----------------------------------------------------------
+
+def drifting_problems(seed: int, steps: int):
+    """A chassis whose contacts slide while the problem drifts a little every substep:
+    (rows, compliance, rhs, limit) per step."""
+    rng = np.random.default_rng(seed)
+    rows, compliance, rhs = chassis_problem(rng, 4, 2)
+    drift = rng.normal(scale=0.01, size=len(rhs))
+    a, b = dense(rows, compliance, rhs)
+    free = np.linalg.solve(a, b)
+    limit = (0.5 * np.hypot(free[0::2], free[1::2])).tolist()
+    return [(rows, compliance, (np.array(rhs) + t * drift).tolist(), limit)
+            for t in range(steps)]
+
+
+def test_warm_start_lets_go_when_the_contacts_stick_again():
+    """A stale damping from sliding substeps does not keep contacts sliding: when every contact
+    fits within its limit again the result is the exact sticking solve and the state clears."""
+    rows, compliance, rhs, limit = drifting_problems(3, 1)[0]
+    kappa = [0.0] * 4
+    contact_impulses(ReducedContacts(rows, compliance, rhs), limit, 2, kappa)
+    assert any(kappa)
+    calm = [0.01 * x for x in rhs]
+    p, sliding = contact_impulses(ReducedContacts(rows, compliance, calm), limit, 2, kappa)
+    assert not any(sliding) and kappa == [0.0] * 4
+    assert p == pytest.approx(ReducedContacts(rows, compliance, calm).solve(), rel=1e-12,
+                              abs=1e-15)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_a_wrong_warm_start_still_gives_a_valid_result(seed):
+    """Damping values unrelated to the problem (as after an impact): every impulse within its
+    limit, no energy gained, the sticking rows exact."""
+    rng = np.random.default_rng(100 + seed)
+    rows, compliance, rhs = chassis_problem(rng, 4, 2)
+    a, b = dense(rows, compliance, rhs)
+    free = np.linalg.solve(a, b)
+    limit = (np.hypot(free[0::2], free[1::2]) * rng.uniform(0.3, 1.5, 4)).tolist()
+    kappa = (10.0 ** rng.uniform(-3, 2, 4)).tolist()
+    system = ReducedContacts(rows, compliance, rhs)
+    p, sliding = contact_impulses(system, limit, 2, kappa)
+    assert all(math.hypot(p[2 * i], p[2 * i + 1]) <= lim * (1 + 1e-12)
+               for i, lim in enumerate(limit))
+    assert phi(a, b, np.array(p)) <= 1e-12 * max(1.0, float(b @ b))
+    slip = np.array(system.residual(p))
+    sticking = np.repeat(~np.array(sliding), 2)
+    assert np.abs(slip[sticking]).max(initial=0.0) < 1e-12 * residual_scale(a, np.array(p), b)

@@ -147,7 +147,11 @@ class Holonomic:
             self._signs = [(name, -1.0 if world.cfg.motors[name].inverted else 1.0)
                            for name in self._names]  # world.motor's inversion, looked up once
         motors = world.motors
-        duty = [max(-1.0, min(1.0, motors[name] * sign)) for name, sign in self._signs]
+        duty = []
+        for name, sign in self._signs:
+            d = motors[name] * sign
+            # Clamped to [-1, 1] by comparisons (min/max calls cost more); NaN gives 0.
+            duty.append(d if -1.0 <= d <= 1.0 else 1.0 if d > 1.0 else -1.0 if d < -1.0 else 0.0)
         self._duty = duty
         # Bus solve terms: supply = Σ n·d·(d·V − ω/Kv)/R = g·V + Σ i0_speed·ω.
         self._g = sum(c * d * d for c, d in zip(self._count_per_r, duty, strict=True))

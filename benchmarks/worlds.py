@@ -459,10 +459,11 @@ class WpilibSwerve:
             self.arm = SingleJointedArmSim(DCMotor.NEO(1), 60.0, j, 0.6, math.radians(-80),
                                            math.radians(100), True, 0.0)
             try:
-                from benchmarks.vision import MOUNT, make_reference
+                from benchmarks.vision import MOUNT, make_reference, reference_frame
             except ImportError:  # run as a script
-                from vision import MOUNT, make_reference  # type: ignore
+                from vision import MOUNT, make_reference, reference_frame  # type: ignore
             self.camera, self.targets = make_reference(0.25)
+            self.frame = reference_frame
             self.mount = MOUNT
         self.reset()
 
@@ -527,7 +528,7 @@ class WpilibSwerve:
                 if self.camera is not None and self.t >= self.next_frame:
                     self.next_frame += self.frame_period
                     cam = Pose3d(self.pose).transformBy(self.mount)
-                    self.camera.process(0.0, cam, self.targets)
+                    self.frame(self.camera, cam, self.targets)
         return _timed(body)
 
 

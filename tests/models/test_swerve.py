@@ -593,13 +593,15 @@ def test_warm_started_contacts_are_closer_to_coulomb_with_fewer_solves(monkeypat
 
 
 def test_step_groups_is_step_in_group_order():
+    """step (numpy arrays per motor kind, as a user may pass) and step_groups (lists in group
+    order, as the world passes) are one step."""
     a, b = swerve(4, friction=0.8), swerve(4, friction=0.8)
     for drive in (a, b):
         drive.reset(0.0, 0.0, 0.0, [0.2, -0.1, 0.4, 0.0])
     for i in range(50):
         drive_v, steer_v = [12.0, 9.0, -3.0, 6.0], [2.0 * math.sin(i), -1.0, 0.5, 0.0]
         coast = [False, False, i > 25, False]
-        a.step(0.005, drive_v, steer_v, coast, None)
+        a.step(0.005, np.array(drive_v), np.array(steer_v), np.array(coast), None)
         b.step_groups(0.005, drive_v + steer_v, coast + [False] * 4)
     assert (a.x, a.y, a.heading, a.vx, a.vy, a.omega) == (b.x, b.y, b.heading, b.vx, b.vy,
                                                          b.omega)

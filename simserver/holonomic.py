@@ -108,10 +108,6 @@ class Holonomic:
 
     # --- joints and states --------------------------------------------------------------------
 
-    def _speeds(self) -> list[float]:
-        """Motor shaft speeds of every group, rad/s, in group order."""
-        return self.model.motor_speeds()
-
     def has_joint(self, motor: str) -> bool:
         """Whether ``motor`` drives a wheel or a module of this drivetrain."""
         return motor in self._joint
@@ -162,7 +158,7 @@ class Holonomic:
     def substep(self, world: World, h: float, source: Source, enabled: bool) -> tuple[float,
                                                                                       float]:
         """Advance ``h`` s. Returns (bus voltage V, supply current A drawn by the drivetrain)."""
-        speeds = self._speeds()
+        speeds = self.model.motor_speeds()  # rad/s per group, in group order
         duty = self._duty
         if enabled:
             g_sum = self._g
@@ -199,7 +195,7 @@ class Holonomic:
                 m.step(h, eff[:n], eff[n:])
             else:
                 m.step(h, eff)
-            after = np.array(self._speeds())
+            after = np.array(self.model.motor_speeds())
             currents = np.where(off, 0.0, self._count / self._r
                                 * (np.array(volts) - after / self._kv)).tolist()
         self.currents = currents

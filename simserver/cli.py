@@ -69,6 +69,12 @@ def main() -> None:
                    "mechanisms) to a WPILib data log for AdvantageScope or `simserver plot`; "
                    "timestamps are simulated time. Parent directories are created; the file "
                    "is complete after Ctrl-C too.")
+@click.option("--record-robot-topics", "record_robot", multiple=True, metavar="PREFIX",
+              help="With --record: which of the robot program's own NetworkTables topics to "
+                   "record too, as NT:<topic> entries stamped with the simulated time they "
+                   "were published at (its odometry beside the true pose in AdvantageScope). "
+                   "Repeat for several prefixes, e.g. /SmartDashboard/ /kitbot/; 'none' records "
+                   "none. Default: every topic (/).")
 @click.option("--summary/--no-summary", default=None,
               help="Print the summary table at the end (default: on for --duration runs).")
 @click.option("--progress/--no-progress", default=None,
@@ -98,8 +104,8 @@ def main() -> None:
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         duration: float | None, inputs: str | None, plot_path: str | None,
-        record_path: str | None, summary: bool | None, progress: bool | None,
-        seed: int | None, enable: str | None,
+        record_path: str | None, record_robot: tuple[str, ...], summary: bool | None,
+        progress: bool | None, seed: int | None, enable: str | None,
         lockstep: bool | None, check_path: str | None, json_path: str | None,
         trace_path: str | None, halsim_ws: str | None, wait: float, verbose: int,
         quiet: bool) -> None:
@@ -191,7 +197,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     # asks for it: a long real-time run must not grow without bound.
     opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint,
                       record=bool(plot_path or trace_path), enable=enable, lockstep=lockstep,
-                      wait=wait, check=check, halsim_ws=ws_target, wpilog=record_path)
+                      wait=wait, check=check, halsim_ws=ws_target, wpilog=record_path,
+                      record_robot=_robot_prefixes(record_robot))
     try:
         session = Session(cfg, opts)
     except ModelBuildError as exc:
@@ -232,9 +239,12 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     else:
         result = session.run()
     failure = session.failure
+    show_summary = summary if summary is not None else (
+        duration is not None or (session.stop_requested and session.ticks > 0))
     if session.stop_requested:
-        click.echo("simserver: stopped; results so far follow.", err=True)
-    if summary if summary is not None else duration is not None:
+        click.echo("simserver: stopped; results so far follow." if show_summary else
+                   "simserver: stopped.", err=True)
+    if show_summary:
         click.echo(result.table())
     verdict = check.result() if check is not None else None
     if verdict is not None:
@@ -265,6 +275,20 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     if verdict is not None and not verdict.passed:
         sys.exit(1)
 
+
+
+def _robot_prefixes(given: tuple[str, ...]) -> tuple[str, ...]:
+    """The topic prefixes of --record-robot-topics: every topic by default, none with
+    'none'; a prefix must start with '/' (a usage error, exit 2, otherwise)."""
+    if not given:
+        return ("/",)
+    if given == ("none",):
+        return ()
+    for prefix in given:
+        if not prefix.startswith("/"):
+            raise click.BadParameter(f"{prefix!r}: a topic prefix starts with '/' (or give "
+                                     "only 'none')", param_hint="--record-robot-topics")
+    return tuple(given)
 
 
 @main.command("plot")
@@ -326,7 +350,9 @@ def check(configs: tuple[str, ...]) -> None:
         mechs = ", ".join(f"{n} ({s.type})" for n, s in cfg.mechanisms.items()) or "none"
         extras = "".join(f"; {what}: {', '.join(names)}" for what, names in (
             ("cameras", list(cfg.cameras)), ("other robots", list(cfg.robots))) if names)
-        click.echo(f"{path}: OK ({cfg.drivetrain_type} drivetrain, {len(cfg.motors)} motors, "
+        drive = ("no drivetrain" if cfg.drivetrain is None else
+                 f"{cfg.drivetrain_type} drivetrain")
+        click.echo(f"{path}: OK ({drive}, {len(cfg.motors)} motors, "
                    f"{len(cfg.encoders)} encoders; mechanisms: {mechs}{extras})")
     if bad:
         sys.exit(EXIT_BAD_CONFIG)
@@ -398,3 +424,9 @@ def docs_cmd(which: str) -> None:
 
     click.echo(docgen.config_reference() if which == "config" else docgen.protocol_reference(),
                nl=False)
+
+
+from simserver.initcmd.command import init_cmd  # noqa: E402
+
+main.add_command(init_cmd)
+

@@ -65,6 +65,8 @@ def _walk(cls: type, prefix: str, rows: list[str], sections: list[Section]) -> N
             table = path if spec.kind == "model" else f"{path}.<name>"
             builtins = [mt for mt in _builtin_types(role)]
             default = f"`\"{spec.default}\"`" if spec.default else "**required**"
+            if spec.optional:
+                default += " (no table: none)"
             names = ", ".join(f"`{mt.name}`" for mt in builtins) or "none built in"
             rows.append(f"| `{table}.type` | model type | {default} | {spec.doc} Built-in "
                         f"types: {names}; `simserver models` lists all installed. |")

@@ -125,20 +125,63 @@ def mean_duty(duties: Sequence[float], enabled: bool) -> float:
     return sum(duties) / len(duties) if enabled and duties else 0.0
 
 
+class Watch:
+    """Tells whether something other than the bridge wrote a HAL value during the simulation
+    part of a robot loop: :meth:`observe` at SimPeriodicBefore (after the program's own code),
+    :meth:`settle` at SimPeriodicAfter (after physics.py and simulationPeriodic)."""
+
+    def __init__(self, read: Callable[[], float]):
+        self._read = read
+        self._before: float | None = None
+
+    def observe(self) -> None:
+        self._before = self._read()
+
+    def settle(self) -> bool:
+        """Whether the value changed since :meth:`observe` (a foreign write)."""
+        before, self._before = self._before, None
+        return before is not None and self._read() != before
+
+
 class Rezero:
-    """Writes a sensor value the robot program may reset or set, keeping its offset."""
+    """Writes a sensor value the robot program may reset or set, keeping its offset.
+
+    Without the loop hooks (halsim_ws) any change since the last write is the program's (a
+    reset). With them (the bridge), only a change made while the program's own code ran counts
+    as one: :meth:`observe` runs before physics.py, and :meth:`settle` counts what physics.py
+    or simulationPeriodic wrote after it as foreign writes instead (``overwritten``)."""
 
     def __init__(self, read: Callable[[], float], write: Callable[[float], None]):
         self._read, self._write = read, write
         self._offset = 0.0
-        self._last: tuple[float, float] | None = None  # (physical, written)
+        self._physical: float | None = None  # the last physical value written
+        self._expected = 0.0  # what the program reads unless someone else writes
+        self._hooked = False
+        self.overwritten = 0  # loops in which a foreign write was seen
+
+    def _adopt(self) -> None:
+        seen = self._read()
+        if self._physical is not None and seen != self._expected:
+            self._offset = self._physical - seen
+        self._expected = seen
+
+    def observe(self) -> None:
+        """SimPeriodicBefore: a change since the last write or settle is the program's own."""
+        self._hooked = True
+        self._adopt()
+
+    def settle(self) -> bool:
+        """SimPeriodicAfter, before writing: whether something wrote since :meth:`observe`."""
+        seen = self._read()
+        foreign = self._hooked and self._physical is not None and seen != self._expected
+        if foreign:
+            self.overwritten += 1
+        self._expected = seen
+        return foreign
 
     def __call__(self, physical: float) -> None:
-        if self._last is not None:
-            seen = self._read()
-            prev_physical, written = self._last
-            if seen != written:  # the program reset or set it since our last write
-                self._offset = prev_physical - seen
-        value = physical - self._offset
-        self._write(value)
-        self._last = (physical, self._read())
+        if not self._hooked:
+            self._adopt()
+        self._write(physical - self._offset)
+        self._physical = physical
+        self._expected = self._read()

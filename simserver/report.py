@@ -78,6 +78,13 @@ class Summary:
     min_voltage: float
     charge_used: float
     rejected_inputs: int = 0
+    # Real time with the bridge: robot periods whose sensors came after their loop's budget
+    # (the robot program then ran that loop on the previous sensors). None: not such a run.
+    late_periods: int | None = None
+    # Real time with the bridge: the largest difference (s) between the world's time and the
+    # robot program's clock, both counted from the first exchange. None: not such a run.
+    clock_gap: float | None = None
+    timing: str = ""  # how the robot program's periods met the world (see docs/bridge.md)
 
     def rows(self) -> list[tuple[str, str]]:
         """(label, value) rows for the table."""
@@ -91,6 +98,11 @@ class Summary:
             ("minimum battery voltage", f"{self.min_voltage:.2f} V"),
             ("battery charge used", f"{self.charge_used * 1000:.1f} mAh"),
             ("rejected input values", f"{self.rejected_inputs}"),
+            *([("timing", self.timing)] if self.timing else []),
+            *([("late robot periods", f"{self.late_periods}")]
+              if self.late_periods is not None else []),
+            *([("world vs robot clock", f"within {self.clock_gap * 1e3:.1f} ms")]
+              if self.clock_gap is not None else []),
         ]
 
     def as_dict(self) -> dict[str, float | int | None]:

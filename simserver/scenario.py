@@ -1,8 +1,10 @@
 """CI scenario checks: run for a while after enabling, then pass or fail on expectations.
 
 A scenario is a small TOML file (docs/scenarios.md) saying which mode to enable, how long to run
-and what must hold: the final pose within a tolerance, no wall contact, a minimum battery
-voltage, and optionally how closely the true path followed a WPILib trajectory (PathWeaver JSON).
+and what must hold: the final pose within a tolerance, no wall (or field element) contact, a
+minimum battery voltage, how closely the true path followed a WPILib trajectory (PathWeaver
+JSON), and how closely the robot program's own pose estimate (its odometry, read from one of its
+NetworkTables topics) tracked the true pose.
 It is parsed by the config machinery, so its errors read like config errors. Units inside are
 SI (m, rad, s, V); strings with units appear only in the file and in the report.
 
@@ -11,6 +13,8 @@ SI (m, rad, s, V); strings with units appear only in the file and in the report.
     while t < scenario.duration:                     # t: simulated s since the robot was enabled
         ...  # step the world one tick
         check.observe(t, world.snapshot())
+        # with [expect.odometry]: the robot's pose from check.robot_topics(), when it arrives
+        check.observe_odometry(t_published, (x, y, heading), "struct:Pose2d")
     result = check.result()
     print(result.report())                           # exit code 1 unless result.passed
 
@@ -19,8 +23,10 @@ This module does no I/O besides reading the scenario and trajectory files.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +49,12 @@ ENABLE_MODES = ("autonomous", "teleop", "test")
 DEFAULT_HEADING_TOLERANCE = math.radians(10.0)  # rad, when `heading` is given alone
 TRAJECTORY_KEY = "expect.trajectory.file"
 NEVER_ENABLED = "robot was never enabled: no tick observed"
+NO_ROBOT = "no robot program connected during the run"
+FIELD2D_ROBOT = "/SmartDashboard/Field/Robot"  # a Field2d named "Field" (pyfrc, RobotPy)
+# s of simulated time a tick waits for the robot's pose published at it (NT delivers late,
+# above all in --fast lock-step); after that the robot's last pose counts as unchanged.
+ODOMETRY_HORIZON = 5.0
+HALF_PERIOD = 0.01  # s: half of TimedRobot's 20 ms, until two ticks show the tick length
 
 ScenarioError = ConfigError  # a scenario that cannot be used; same form as config errors
 
@@ -92,6 +104,22 @@ class TrajectoryExpectation:
 
 
 @dataclass(frozen=True)
+class OdometryExpectation:
+    """How closely the robot program's own pose estimate must track the true pose
+    (`[expect.odometry]`). Units: m, rad."""
+
+    topic: str = text(
+        FIELD2D_ROBOT, "NetworkTables topic the robot program publishes its pose on: a "
+        "Field2d object's `double[]` [x m, y m, heading deg] or a `struct:Pose2d`.")
+    max_position_error: float | None = optional_quantity(
+        "length", "Fail if the robot's pose is ever farther than this from the true pose. "
+        "Default: not checked.", positive=True)
+    max_heading_error: float | None = optional_quantity(
+        "angle", "Fail if the robot's heading ever differs from the true heading by more "
+        "than this (wrapped to ±180°). Default: not checked.", positive=True)
+
+
+@dataclass(frozen=True)
 class Expectations:
     """What must hold over the run (`[expect]`); at least one expectation is required."""
 
@@ -99,11 +127,17 @@ class Expectations:
         "Where the robot must end (inline table). Default: not checked.")
     no_wall_contact: bool = boolean(
         False, "Fail if the robot touches a field wall after being enabled.")
+    no_element_contact: bool = boolean(
+        False, "Fail if the robot touches a field wall or a field element (`[field] "
+        "elements`, `[field.obstacles]`) after being enabled.")
     min_battery_voltage: float | None = optional_quantity(
         "voltage", "Fail if the battery voltage drops below this. Default: not checked.",
         positive=True)
     trajectory: TrajectoryExpectation | None = optional_section(
         "Compare the true path with a trajectory file. Default: no comparison.")
+    odometry: OdometryExpectation | None = optional_section(
+        "Compare the robot program's own pose estimate with the true pose. Default: no "
+        "comparison.")
 
 
 @dataclass(frozen=True)
@@ -135,6 +169,8 @@ class Scenario:
     no_wall_contact: bool
     min_battery_voltage: float | None
     trajectory: TrajectoryExpectation | None
+    no_element_contact: bool = False
+    odometry: OdometryExpectation | None = None
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -148,15 +184,22 @@ def load_scenario(path: str | Path) -> Scenario:
     exp = raw.expect
     final_pose = _resolve_final_pose(exp.final_pose, issues)
     trajectory = _resolve_trajectory(exp.trajectory, p.parent, issues)
+    if exp.odometry is not None and not exp.odometry.topic.startswith("/"):
+        issues.append(ConfigIssue("expect.odometry.topic", "a NetworkTables topic name starts "
+                                  f"with '/', such as {FIELD2D_ROBOT!r}; got "
+                                  f"{exp.odometry.topic!r}"))
     if final_pose is None and trajectory is None and not exp.no_wall_contact \
-            and exp.min_battery_voltage is None:
+            and not exp.no_element_contact and exp.min_battery_voltage is None \
+            and exp.odometry is None:
         issues.append(ConfigIssue("expect", "no expectations: give final_pose, "
-                                  "no_wall_contact = true, min_battery_voltage or "
-                                  "[expect.trajectory]"))
+                                  "no_wall_contact = true, no_element_contact = true, "
+                                  "min_battery_voltage, [expect.trajectory] or "
+                                  "[expect.odometry]"))
     if issues:
         raise ConfigError(str(p), issues)
     return Scenario(str(p), raw.enable, raw.duration, final_pose, exp.no_wall_contact,
-                    exp.min_battery_voltage, trajectory)
+                    exp.min_battery_voltage, trajectory, exp.no_element_contact,
+                    exp.odometry)
 
 
 def _resolve_final_pose(pose: FinalPose | None, issues: list[ConfigIssue]) -> FinalPose | None:
@@ -216,7 +259,7 @@ def read_trajectory(path: Path) -> Trajectory:
 
 # --- results ----------------------------------------------------------------------------------
 
-Value = float | bool | None
+Value = float | bool | str | None
 
 
 @dataclass
@@ -234,7 +277,8 @@ class CheckResult:
 @dataclass
 class ScenarioResult:
     """Every check's verdict. sim_time: s since enable at the last observed tick (None if no
-    tick was observed); final_pose: (x m, y m, heading rad) at that tick."""
+    tick was observed); final_pose: (x m, y m, heading rad) at that tick; reason: why the run
+    failed as a whole when no check says so (no robot program connected), else None."""
 
     passed: bool
     checks: list[CheckResult]
@@ -242,6 +286,7 @@ class ScenarioResult:
     sim_time: float | None = None
     final_pose: tuple[float, float, float] | None = None
     ticks: int = 0
+    reason: str | None = None
 
     def report(self) -> str:
         """A plain-text table: one line per check (PASS/FAIL, expected, measured), then an
@@ -261,6 +306,8 @@ class ScenarioResult:
             f"all {len(self.checks)} checks passed"
         if self.ticks == 0:
             detail = NEVER_ENABLED
+        elif self.reason is not None:
+            detail = self.reason
         lines.append(f"overall: {verdict} ({detail})")
         return "\n".join(lines)
 
@@ -276,6 +323,7 @@ class ScenarioResult:
             "scenario": self.scenario,
             "sim_time": _finite(self.sim_time),
             "ticks": self.ticks,
+            "reason": self.reason,
             "final_pose": pose,
             "checks": [{"name": c.name, "passed": c.passed, "expected": c.expected,
                         "measured": c.measured,
@@ -331,11 +379,72 @@ class _ErrorStats:
         return math.sqrt(self.sum_sq / self.count) if self.count else math.nan
 
 
+@dataclass
+class _Odometry:
+    """Compares the robot program's pose (its belief) with the true pose, tick by tick.
+
+    The robot's poses arrive late and only when they change (NT suppresses a repeated value),
+    so a belief holds from the time it was published until the next one: a true tick at t is
+    compared with the latest belief published at or before t, once a belief published after
+    t has arrived (or ODOMETRY_HORIZON of simulated time has passed, or the run ended).
+    Ticks before the robot's first pose are not compared. A pose stamped within half a tick
+    of a tick describes that tick (the robot's clock and the world's need not agree to the
+    microsecond: in lock-step the kitbot's poses are stamped 0.3 ms before the tick they
+    describe). Times: s since enable; poses: (x m, y m, heading rad)."""
+
+    held: tuple[float, float, float, float] | None = None  # (t, x, y, heading) believed
+    pending: deque[tuple[float, float, float, float]] = field(default_factory=deque)
+    compared: int = 0
+    position: _ErrorStats = field(default_factory=lambda: _ErrorStats())
+    heading: _ErrorStats = field(default_factory=lambda: _ErrorStats())
+    values: int = 0  # robot poses received
+    rejected: int = 0  # values of the topic that are not a pose
+    rejected_type: str = ""
+    half_tick: float = 0.0  # s, half the latest interval between true ticks
+    last_tick: float | None = None  # s, time of the latest true tick
+
+    def truth(self, t: float, x: float, y: float, heading: float) -> None:
+        """One true tick; settles the ticks older than the horizon."""
+        if self.last_tick is not None and t > self.last_tick:
+            self.half_tick = 0.5 * (t - self.last_tick)
+        self.last_tick = t
+        self.pending.append((t, x, y, heading))
+        self._settle(t - ODOMETRY_HORIZON)
+
+    def belief(self, t: float, pose: tuple[float, float, float]) -> None:
+        """A robot pose published at ``t``: every tick before ``t`` is now settled."""
+        self.values += 1
+        if self.held is not None and t < self.held[0]:
+            return  # older than one already used (late beyond the horizon): ignore
+        self._settle(t - (self.half_tick or HALF_PERIOD))
+        self.held = (t, *pose)
+
+    def finish(self) -> None:
+        """The run ended: the last belief holds for the remaining ticks."""
+        self._settle(math.inf)
+
+    def _settle(self, before: float) -> None:
+        """Compare every pending tick earlier than ``before`` with the held belief."""
+        pending, held = self.pending, self.held
+        while pending and pending[0][0] < before:
+            t, x, y, heading = pending.popleft()
+            if held is None:
+                continue
+            self.compared += 1
+            self.position.add(t, math.hypot(held[1] - x, held[2] - y))
+            self.heading.add(t, abs(_wrap(held[3] - heading)))
+
+
 class ScenarioCheck:
     """Watches a run tick by tick and judges it against a Scenario.
 
     Call ``observe`` once per tick after the step, from the first tick after enabling; then
-    ``result``. Wall contacts already counted at the first observed tick are not counted."""
+    ``result``. Wall contacts already counted at the first observed tick are not counted.
+
+    With ``[expect.odometry]``, also hand in every value of the topics :meth:`robot_topics`
+    names with :meth:`observe_odometry`, at the time it describes. When the run's inputs come
+    from a robot program, say so with :meth:`require_robot` before it starts and call
+    :meth:`note_robot` when one connects; a run with no robot program then fails."""
 
     def __init__(self, scenario: Scenario) -> None:
         """Load the trajectory file, if any; raises ConfigError naming it when it cannot."""
@@ -355,15 +464,54 @@ class ScenarioCheck:
         self._min_voltage = math.inf
         self._min_voltage_time = 0.0
         self._errors = _ErrorStats()
+        self._contacts_at_start = 0
+        self._first_contact: tuple[float, str] | None = None  # (t s, what was touched)
+        self._odometry = None if scenario.odometry is None else _Odometry()
+        self._robot_required = False
+        self._robot_seen = False
+
+    def robot_topics(self) -> tuple[str, ...]:
+        """The robot program's NetworkTables topics this check reads (the odometry topic)."""
+        odo = self.scenario.odometry
+        return () if odo is None else (odo.topic,)
+
+    def require_robot(self) -> None:
+        """The run's inputs come from a robot program: fail unless one connects."""
+        self._robot_required = True
+
+    def note_robot(self) -> None:
+        """A robot program connected (or its inputs arrived)."""
+        self._robot_seen = True
+
+    def observe_odometry(self, t: float, pose: tuple[float, float, float] | None,
+                         nt_type: str = "") -> None:
+        """A value of the odometry topic: ``t`` s since enable that it describes (the time
+        the robot program published it, negative before enabling), ``pose`` (x m, y m,
+        heading rad), or None when the value was not a pose (its NT type ``nt_type``).
+        Values of one topic must come in the order they were published."""
+        odo = self._odometry
+        if odo is None:
+            return
+        if pose is None:
+            odo.rejected += 1
+            odo.rejected_type = nt_type
+            return
+        odo.belief(t, pose)
 
     def observe(self, t: float, snap: Snapshot) -> None:
         """Record one tick: ``t`` s since enable, ``snap`` the world state after the step."""
+        contacts = snap.wall_hits + snap.obstacle_hits
         if self._ticks == 0:
             self._hits_at_start = snap.wall_hits
+            self._contacts_at_start = contacts
         self._ticks += 1
         self._t, self._last = t, snap
         if self._first_hit_time is None and snap.wall_hits > self._hits_at_start:
             self._first_hit_time = t
+        if self._first_contact is None and contacts > self._contacts_at_start:
+            self._first_contact = (t, snap.last_contact or "a field wall or element")
+        if self._odometry is not None:
+            self._odometry.truth(t, snap.x, snap.y, snap.heading)
         if snap.battery_voltage < self._min_voltage:
             self._min_voltage, self._min_voltage_time = snap.battery_voltage, t
         error = self._trajectory_error(t, snap)
@@ -394,18 +542,24 @@ class ScenarioCheck:
             checks.append(self._check_final_pose(sc.final_pose))
         if sc.no_wall_contact:
             checks.append(self._check_walls())
+        if sc.no_element_contact:
+            checks.append(self._check_contacts())
         if sc.min_battery_voltage is not None:
             checks.append(self._check_voltage(sc.min_battery_voltage))
         if sc.trajectory is not None:
             checks.append(self._check_trajectory(sc.trajectory))
+        if sc.odometry is not None:
+            checks.append(self._check_odometry(sc.odometry))
         last = self._last
+        reason = NO_ROBOT if self._robot_required and not self._robot_seen else None
         return ScenarioResult(
-            passed=self._ticks > 0 and all(c.passed for c in checks),
+            passed=self._ticks > 0 and reason is None and all(c.passed for c in checks),
             checks=checks,
             scenario=sc.source,
             sim_time=self._t if last is not None else None,
             final_pose=(last.x, last.y, _wrap(last.heading)) if last is not None else None,
             ticks=self._ticks,
+            reason=reason,
         )
 
     @staticmethod
@@ -446,6 +600,53 @@ class ScenarioCheck:
             measured = f"{hits} wall contact{'s' if hits > 1 else ''}, first at {first}"
         return CheckResult("no_wall_contact", hits == 0, expected, measured,
                            {"wall_hits": hits, "first_hit_time": self._first_hit_time})
+
+    def _check_contacts(self) -> CheckResult:
+        expected = "no wall or field element contact"
+        keys = ("contacts", "first_contact_time", "first_contact")
+        last = self._last
+        if last is None:
+            return self._never("no_element_contact", expected, keys)
+        n = last.wall_hits + last.obstacle_hits - self._contacts_at_start
+        first = self._first_contact
+        measured = "no contact"
+        if first is not None:
+            measured = f"{n} contact{'s' if n != 1 else ''}, first at {_s(first[0])} with " \
+                       f"{first[1]}"
+        return CheckResult("no_element_contact", first is None, expected, measured, {
+            "contacts": n, "first_contact_time": None if first is None else first[0],
+            "first_contact": None if first is None else first[1]})
+
+    def _check_odometry(self, spec: OdometryExpectation) -> CheckResult:
+        limits = [f"position ≤ {_m(spec.max_position_error)}"
+                  if spec.max_position_error is not None else "",
+                  f"heading ≤ {_deg(spec.max_heading_error)}"
+                  if spec.max_heading_error is not None else ""]
+        expected = f"{spec.topic}: " + (", ".join(x for x in limits if x) or "(report only)")
+        keys = ("max_position_error", "max_position_error_time", "max_heading_error",
+                "max_heading_error_time", "compared", "values")
+        odo = self._odometry
+        if self._last is None or odo is None:
+            return self._never("odometry", expected, keys)
+        odo = copy.deepcopy(odo)  # the run may go on: settle a copy
+        odo.finish()
+        if odo.compared == 0:
+            why = f"no pose received on {spec.topic}"
+            if odo.rejected:
+                why = f"{odo.rejected} values of type {odo.rejected_type or '?'} on " \
+                      f"{spec.topic}, none a pose (Field2d double[] or struct:Pose2d)"
+            return CheckResult("odometry", False, expected, why,
+                               {**dict.fromkeys(keys), "compared": 0, "values": odo.values})
+        pos, head = odo.position, odo.heading
+        passed = (spec.max_position_error is None or pos.largest <= spec.max_position_error) \
+            and (spec.max_heading_error is None or head.largest <= spec.max_heading_error)
+        measured = f"max {_m(pos.largest)} at {_s(pos.largest_time)}, " \
+                   f"{_deg(head.largest)} at {_s(head.largest_time)} over {odo.compared} " \
+                   f"ticks ({odo.values} poses)"
+        return CheckResult("odometry", passed, expected, measured, {
+            "max_position_error": pos.largest, "max_position_error_time": pos.largest_time,
+            "max_heading_error": head.largest, "max_heading_error_time": head.largest_time,
+            "compared": odo.compared, "values": odo.values})
 
     def _check_voltage(self, minimum: float) -> CheckResult:
         expected = f"battery ≥ {minimum:.2f} V"

@@ -13,7 +13,6 @@ import contextlib
 import logging
 import math
 import signal
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,8 +24,9 @@ from simserver.config.model import Config
 from simserver.io import topics
 from simserver.io.halsim_ws import HalsimWsLink
 from simserver.io.nt import Endpoint, NtAdapter
+from simserver.io.robottopics import RobotValue, decode_pose
 from simserver.io.scripted import Script, load_script
-from simserver.io.stepwire import VERSION, Link, LinkError
+from simserver.io.stepwire import Attacher, Link, LinkError, LinkTimeout, Refused, attach
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
 from simserver.report import Summary, Trace
@@ -37,6 +37,17 @@ log = logging.getLogger("simserver.session")
 
 # When real time falls this far behind (s), stop trying to catch up: restart the deadlines.
 MAX_LAG = 0.25
+# Real time with the bridge: a robot clock jump of more than this many periods between two
+# loops (its timing paused or stepped by something else) is not simulated; the world goes on
+# from the new time.
+MAX_CATCH_UP = 50
+# Wall time (s) to wait at the end of a run for the robot program's last topic values over NT
+# (odometry check, recording), and at the start of a lock-step run for the first ones.
+DRAIN_WAIT = 0.25
+AWAIT_TOPICS = 2.0  # for the NT connection
+AWAIT_PUBLISHED = 0.3  # once connected, for a first value
+# Wall time (s) between "waiting for a robot program" reminders.
+WAITING_EVERY = 5.0
 
 
 @dataclass
@@ -50,7 +61,8 @@ class RunOptions:
     connect and enable before giving up (wall time; in lock-step, the robot program's time
     once connected). check: expectations observed every tick
     after enabling. wpilog: record every tick to this WPILib data log (the file is created
-    when the Session is, raising ``wpilog.RecordError`` if it cannot be)."""
+    when the Session is, raising ``wpilog.RecordError`` if it cannot be). record_robot: topic
+    prefixes of the robot program's own NT topics to record too (under ``NT:``)."""
 
     fast: bool = False
     duration: float | None = None
@@ -63,6 +75,7 @@ class RunOptions:
     check: ScenarioCheck | None = None
     halsim_ws: tuple[str, int] | None = None
     wpilog: str | Path | None = None
+    record_robot: tuple[str, ...] = ()
 
 
 class RunError(Exception):
@@ -94,7 +107,13 @@ class Session:
         self.enabled_at: float | None = None  # world time when the robot reported `enable`
         self.robot_mode: str | None = None
         self.failure: str | None = None  # why the run ended early (RunError), if it did
+        self.robot_seen = False  # inputs (or a connection) came from a robot program
         self.validator = InputValidator()
+        self.late_periods: int | None = None  # real time with the bridge: see Summary
+        self.clock_gap: float | None = None  # real time with the bridge: see Summary
+        self.bridge_seen = False  # a robot program's bridge exchanged periods with us
+        self._arrived = False  # the world was reset for the robot program now connected
+        self._wall0 = time.monotonic()
         walls = self.world.walls
         self.recorder = None if options.wpilog is None else WpilogRecorder(
             options.wpilog, cfg, (walls.length, walls.width))
@@ -176,7 +195,9 @@ class Session:
         if state.robot_left:
             log.info("robot program disconnected: motors to 0")
             world.zero_inputs()
+            self._arrived = False
         if state.robot_arrived:
+            self._arrived = True
             if self.cfg.sim.reset_on_connect:
                 log.info("robot program connected: world reset")
                 self._reset()
@@ -184,6 +205,8 @@ class Session:
             else:
                 log.info("robot program connected")
             world.zero_inputs()  # until its first outputs arrive (this poll or a later one)
+        if state.robot_arrived or state.motors or state.solenoids or state.robot_mode:
+            self.robot_seen = True
         for name, duty in state.motors.items():
             world.set_motor(name, duty)
         for name, on in state.solenoids.items():
@@ -230,10 +253,107 @@ class Session:
         check = self.options.check
         if check is not None and (self.options.enable is None or self.enabled_at is not None):
             check.observe(snap.time - (self.enabled_at or 0.0), snap)
+        self._robot_values(snap)
         self.ticks += 1
         if progress is not None:
             progress(snap.time - (self.enabled_at or 0.0))
         return commands
+
+    def _await_robot_topics(self) -> None:
+        """Lock-step, before the first period: when the robot program's own topics are read
+        (odometry check, recording), wait up to AWAIT_TOPICS of wall time for the NT
+        subscription to reach its server (shown by the first value it sends back): a --fast
+        run would otherwise be over before any of them arrived. The values go to the
+        recording and the check like any."""
+        nt = self.nt
+        if nt is None or nt.robot_topics is None:
+            return
+        deadline = time.monotonic() + AWAIT_TOPICS
+        snap = self.world.snapshot()
+        while time.monotonic() < deadline and not self.stop_requested:
+            if nt.connected:  # then a little longer, for topics it has not published yet
+                deadline = min(deadline, time.monotonic() + AWAIT_PUBLISHED)
+                if self._robot_values(snap):
+                    return
+            time.sleep(0.005)
+
+    def _drain_robot_values(self) -> None:
+        """At the end of a run that reads the robot program's own topics: their values of the
+        last periods are still on their way over NT (ntcore sends every 5 ms of wall time at
+        best, and a --fast lock-step run goes through several periods meanwhile). Wait up to
+        DRAIN_WAIT of wall time for them: with only an odometry check, until the pose for the
+        last tick has come (a robot that did not move publishes nothing new, and then the
+        whole wait passes); when recording them, the whole wait."""
+        nt, check = self.nt, self.options.check
+        if nt is None or nt.robot_topics is None:
+            return
+        wanted = check.robot_topics() if check is not None else ()
+        recording = self.recorder is not None and bool(self.options.record_robot)
+        snap = self.world.snapshot()
+        deadline = time.monotonic() + DRAIN_WAIT
+        while time.monotonic() < deadline and not self.stop_requested:
+            values = self._robot_values(snap)
+            if not recording and any(v.topic in wanted and
+                                     v.sim_time >= snap.time - 0.5 * self.tick for v in values):
+                return
+            time.sleep(0.002)
+
+    def _robot_values(self, snap: Snapshot) -> list[RobotValue]:
+        """Hand the robot program's own topic values received since the last tick to the
+        recording and the check, at the simulated time each was published; returns them."""
+        if self.nt is None:
+            return []
+        values = self.nt.robot_values(snap.time)
+        opts = self.options
+        if self.recorder is not None and opts.record_robot:
+            self.recorder.record_robot([v for v in values
+                                        if v.topic.startswith(opts.record_robot)])
+        check = opts.check
+        wanted = check.robot_topics() if check is not None else ()
+        if check is None or not wanted:
+            return values
+        start = self.enabled_at if self.enabled_at is not None or opts.enable is not None \
+            else 0.0
+        for v in values:
+            if v.topic in wanted and not math.isnan(v.sim_time):
+                # Published before enabling (its time unknown yet): only the last one counts.
+                t = -math.inf if start is None else v.sim_time - start
+                check.observe_odometry(t, decode_pose(v.type, v.value), v.type)
+        return values
+
+    def _watch_robot(self) -> None:
+        """Subscribe to the robot program's topics the recording and the check need."""
+        opts = self.options
+        assert self.nt is not None
+        record = opts.record_robot if self.recorder is not None else ()
+        wanted = [*record, *(opts.check.robot_topics() if opts.check is not None else ())]
+        own = f"{topics.PREFIX}/"  # already read (inputs) and recorded under their names
+        exclude = () if any(p.startswith(own) for p in wanted) else (own,)
+        self.nt.watch_robot(wanted, exclude)
+
+    def _expects_robot(self) -> bool:
+        """Whether the main robot's inputs come from a robot program (not a script)."""
+        opts = self.options
+        if opts.lockstep or opts.halsim_ws is not None or opts.enable is not None:
+            return True
+        return opts.endpoint is not None and opts.script is None
+
+    def _judge_robot(self) -> None:
+        """A --duration or --check run whose inputs should come from a robot program fails
+        when none ever connected (it simulated a robot nobody drove); one stopped by Ctrl-C
+        fails only its check."""
+        opts = self.options
+        if not self._expects_robot() or (opts.duration is None and opts.check is None):
+            return
+        seen = self.robot_seen or self.bridge_seen or self.robot_mode is not None
+        if opts.check is not None:
+            opts.check.require_robot()
+            if seen:
+                opts.check.note_robot()
+        if not seen and self.failure is None and not self.stop_requested:
+            self.failure = ("no robot program connected during the run: start it beside "
+                            "simserver (`python -m robotpy sim --simserver`), or drive the "
+                            "robot with --inputs")
 
     def _open_nt(self) -> None:
         opts = self.options
@@ -249,6 +369,7 @@ class Session:
             path = opts.check.trajectory_poses()
             if path:
                 self.nt.show_path("Trajectory", path)
+        self._watch_robot()
 
     def run(self, progress: Callable[[float], None] | None = None) -> Summary:
         """Run until the duration elapses or a stop is requested; return the summary. The
@@ -270,33 +391,16 @@ class Session:
             log.info("halsim_ws client of %s", self.ws.url)
         previous = _install_signal_handlers(self.request_stop)
         world = self.world
-        tick = self.tick
-        wall0 = time.monotonic()
-        deadline = wall0
+        self._wall0 = time.monotonic()
         try:
             self._publish(world.snapshot())
             if opts.lockstep:
-                self._run_lockstep(progress)
-            while not opts.lockstep and not self.stop_requested and not self._done():
-                self._apply_inputs()
-                if self.enabled_at is None and opts.enable is not None and (
-                        time.monotonic() - wall0 > opts.wait):
-                    raise RunError(self._not_enabled())
-                snap = self._step()
-                commands = self._after_step(snap, progress)
-                if self.ws is not None:
-                    self.ws.send({**topics.sensor_values(snap), **commands})
-                if self.nt is not None:
-                    self.nt.command(commands)
-                self._publish(snap)
-                if not opts.fast:
-                    deadline += tick
-                    delay = deadline - time.monotonic()
-                    if delay > 0:
-                        time.sleep(delay)
-                    elif delay < -MAX_LAG:
-                        self.overruns += 1
-                        deadline = time.monotonic()
+                link = self._connect_lockstep()
+                self._await_robot_topics()
+                self._exchange(link, self.tick, progress, realtime=False)
+            else:
+                self._run_realtime(progress)
+                self._drain_robot_values()
         except KeyboardInterrupt:
             self.stop_requested = True
         except RunError as exc:
@@ -313,17 +417,119 @@ class Session:
                 rejected += self.nt.validator.rejected
                 self.nt.close()
                 self.nt = None
+        self._judge_robot()
         if self.overruns:
             log.warning("fell behind real time %d times (machine too slow for tick %.0f ms)",
-                        self.overruns, tick * 1e3)
+                        self.overruns, self.tick * 1e3)
+        if self.late_periods:
+            log.warning("the robot program ran %d periods on stale sensors: simserver answered "
+                        "after the wait the bridge allows (half a period)", self.late_periods)
         snap = world.snapshot()
         return Summary(
-            sim_time=world.time, wall_time=time.monotonic() - wall0, distance=world.distance,
-            x=snap.x, y=snap.y, heading_deg=math.degrees(snap.heading),
+            sim_time=world.time, wall_time=time.monotonic() - self._wall0,
+            distance=world.distance, x=snap.x, y=snap.y, heading_deg=math.degrees(snap.heading),
             peak_current=world.peak_current, min_voltage=world.min_voltage,
             charge_used=world.battery.charge_used, rejected_inputs=rejected,
+            late_periods=self.late_periods, clock_gap=self.clock_gap, timing=self._timing(),
         )
 
+    def _timing(self) -> str:
+        """How the robot program's periods met the world in this run, for the summary."""
+        opts = self.options
+        if opts.lockstep:
+            return "lock-step with the bridge"
+        if self.bridge_seen:
+            return "real time, one exchange per robot loop with the bridge"
+        if opts.halsim_ws is not None:
+            return f"real time, halsim_ws ticks of {self.tick * 1e3:g} ms"
+        if opts.endpoint is not None and opts.script is None:
+            return f"real time, NetworkTables ticks of {self.tick * 1e3:g} ms"
+        return ""
+
+    def _attacher(self) -> Attacher | None:
+        """A background search for the robot program's bridge, when one may be there: as an NT
+        client of a robot program (not with --serve, halsim_ws or scripted inputs alone)."""
+        opts = self.options
+        ep = opts.endpoint
+        if ep is None or ep.mode != "client" or opts.halsim_ws is not None:
+            return None
+        attacher = Attacher(ep.host, self.cfg.bridge.port, "realtime",
+                            min(self.cfg.bridge.timeout, 2.0))
+        attacher.start()
+        return attacher
+
+    def _run_realtime(self, progress: Callable[[float], None] | None) -> None:
+        """Real time: one exchange per robot loop while a robot program's bridge is attached;
+        otherwise ticks of ``sim.tick`` against NetworkTables or halsim_ws inputs."""
+        opts = self.options
+        tick = self.tick
+        attacher = self._attacher()
+        deadline = time.monotonic()
+        next_reminder = deadline + WAITING_EVERY
+        try:
+            while not self.stop_requested and not self._done():
+                if attacher is not None:
+                    found = attacher.take()
+                    if attacher.refused is not None:
+                        raise RunError(f"the robot program's bridge refused: {attacher.refused}")
+                    if found is not None:
+                        self._exchange(*found, progress, realtime=True)
+                        self.tick = tick
+                        deadline = time.monotonic()
+                        if not self.stop_requested and not self._done():
+                            attacher = self._attacher()
+                        continue
+                self._apply_inputs()
+                if self.enabled_at is None and opts.enable is not None and (
+                        time.monotonic() - self._wall0 > opts.wait):
+                    raise RunError(self._not_enabled())
+                if time.monotonic() >= next_reminder:
+                    next_reminder = time.monotonic() + WAITING_EVERY
+                    self._remind()
+                snap = self._step()
+                commands = self._after_step(snap, progress)
+                if self.ws is not None:
+                    self.ws.send({**topics.sensor_values(snap), **commands})
+                if self.nt is not None:
+                    self.nt.command(commands)
+                self._publish(snap)
+                if not opts.fast:
+                    deadline += tick
+                    delay = deadline - time.monotonic()
+                    if delay > 0:
+                        if attacher is not None:
+                            attacher.wait(delay)
+                        else:
+                            time.sleep(delay)
+                    elif delay < -MAX_LAG:
+                        self.overruns += 1
+                        deadline = time.monotonic()
+        finally:
+            if attacher is not None:
+                attacher.stop()
+
+    def _remind(self) -> None:
+        """Say what the run waits for, when it waits for a robot program."""
+        opts = self.options
+        ep = opts.endpoint
+        if opts.script is not None and opts.enable is None:
+            return
+        if self.ws is not None:
+            if self.robot_mode is None:
+                log.info("waiting for a robot program's halsim_ws server at %s (Java/C++: "
+                         "wpi.sim.addWebsocketsServer(); RobotPy: robotpy sim --ws-server)",
+                         self.ws.url)
+            return
+        if ep is None or ep.mode != "client" or self.nt is None:
+            return
+        if not self.nt.connected:
+            log.info("waiting for a robot program at %s:%d: in your robot project run "
+                     "`python -m robotpy sim --simserver` (Java/C++: see --halsim-ws)",
+                     ep.host, ep.port)
+        elif any(m.hal for m in self.cfg.motors.values()) and not self.nt.publishes_inputs():
+            log.warning("robot program connected without --simserver: add it (`python -m "
+                        "robotpy sim --simserver`), or publish /simserver/motors/* from robot "
+                        "code; until then no motor moves")
 
     def _not_enabled(self) -> str:
         opts = self.options
@@ -333,6 +539,10 @@ class Session:
                 return (f"no robot program's halsim_ws server answered at {host}:{port} within "
                         f"{opts.wait:g} s: start it with the WebSocket server extension "
                         "(Java: wpi.sim.addWebsocketsServer(); RobotPy: robotpy sim --ws-server)")
+            if self.nt is not None and self.nt.connected:
+                return (f"a robot program is connected over NetworkTables but not through "
+                        f"simserver's bridge, so it cannot be enabled ({opts.wait:g} s "
+                        "waited): restart it with `python -m robotpy sim --simserver`")
             return (f"no robot program connected within {opts.wait:g} s: start it with "
                     "`python -m robotpy sim --simserver` (see --wait)")
         return (f"the robot program did not become {opts.enable} within {opts.wait:g} s "
@@ -341,46 +551,59 @@ class Session:
     # --- lock-step ------------------------------------------------------------------------
 
     def _connect_lockstep(self) -> Link:
-        """Connect to the bridge's lock-step port, retrying until ``wait`` runs out."""
+        """Connect to the bridge's step port in lock-step, retrying until ``wait`` runs out."""
         opts, bridge = self.options, self.cfg.bridge
         host = opts.endpoint.host if opts.endpoint is not None else "localhost"
         deadline = time.monotonic() + opts.wait
         while True:
             try:
-                sock = socket.create_connection((host, bridge.port), timeout=1.0)
+                link, period = attach(host, bridge.port, "lockstep", bridge.timeout)
                 break
-            except OSError as exc:
+            except Refused as exc:
+                raise RunError(f"the robot program's bridge at {host}:{bridge.port} refused "
+                               f"lock-step: {exc}") from None
+            except (OSError, LinkError) as exc:
                 if time.monotonic() > deadline or self.stop_requested:
                     raise RunError(f"no robot program's bridge answered on {host}:{bridge.port} "
                                    f"within {opts.wait:g} s ({exc}): start it with "
                                    "`python -m robotpy sim --simserver`") from None
                 time.sleep(0.2)
-        link = Link(sock)
-        link.send({"hello": "simserver", "version": VERSION})
-        try:
-            hello = link.receive(bridge.timeout)
-        except LinkError as exc:
-            link.close()
-            raise RunError(f"the bridge at {host}:{bridge.port} did not greet: {exc}") from None
-        period = hello.get("period")
-        if hello.get("hello") != "bridge" or not isinstance(period, float) or period <= 0:
-            link.close()
-            raise RunError(f"unexpected greeting from {host}:{bridge.port}: {hello!r}")
         self.tick = period
         log.info("lock-step with the robot program at %s:%d, period %g ms", host, bridge.port,
                  period * 1e3)
         return link
 
-    def _run_lockstep(self, progress: Callable[[float], None] | None) -> None:
+    def _exchange(self, link: Link, period: float,
+                  progress: Callable[[float], None] | None, realtime: bool) -> None:
         """Each robot period: receive its outputs, step, send the sensors for the period's
-        end. The robot program's clock waits for us: with ``fast`` as fast as both can go,
-        otherwise paced to real time."""
+        end.
+
+        Lock-step: the robot program's clock waits for us; with ``fast`` as fast as both can
+        go, otherwise paced to real time; the end of the link ends the run. Real time: the
+        robot program's loops pace us; the world steps by the robot's clock (one period per
+        loop, more when it skipped loops) and the answer goes out before anything else (NT,
+        recording); when the link ends, the robot program left and the caller goes on."""
         world, cfg = self.world, self.cfg
-        link = self._connect_lockstep()
-        self._reset()
+        self.tick = period
+        self.bridge_seen = True
+        if realtime:
+            log.info("real time with the robot program's bridge: one exchange per %g ms loop",
+                     period * 1e3)
+            if self.late_periods is None:
+                self.late_periods = 0
+        if not realtime:
+            self._reset()
+            self.enabled_at = None
+        elif cfg.sim.reset_on_connect and not self._arrived:
+            log.info("robot program's bridge attached: world reset")
+            self._reset()
+            self.enabled_at = None
+        self._arrived = True  # its NT connection, seen later or not, resets nothing more
         motors, solenoids = list(cfg.motors), list(cfg.solenoids)
         why = "stopped"
         deadline = time.monotonic()
+        clock = LoopClock(period)
+        late_base = self.late_periods or 0
         try:
             while True:
                 if self.stop_requested:
@@ -389,7 +612,7 @@ class Session:
                 message = link.receive(cfg.bridge.timeout)
                 values = message.get("values")
                 if not isinstance(values, dict):
-                    raise RunError("the bridge sent a message without values")
+                    raise LinkError("the bridge sent a message without values")
                 duties, states = decode_inputs(values, motors, solenoids, self.validator)
                 for name, duty in duties.items():
                     world.set_motor(name, duty)
@@ -397,24 +620,42 @@ class Session:
                     world.set_solenoid(name, on)
                 mode = values.get(topics.ROBOT_MODE)
                 self._note_mode(mode if mode in topics.MODES else None)
-                robot_time = message.get("time")
-                if self.nt is not None and isinstance(robot_time, (int, float)) and \
-                        math.isfinite(robot_time):
-                    self.nt.clock = (world.time, float(robot_time))
+                robot_time = _finite(message.get("time"))
+                if self.nt is not None:
+                    self.nt.poll()  # inputs come over the link; NT only drains its queues
+                    if robot_time is not None:
+                        self.nt.clock = (world.time, robot_time)
+                steps = 1
+                if realtime:
+                    late = message.get("late")
+                    if isinstance(late, int) and not isinstance(late, bool) and late >= 0:
+                        self.late_periods = late_base + late
+                    if robot_time is not None:
+                        steps = clock.advance(robot_time)
+                        self.clock_gap = max(self.clock_gap or 0.0, clock.gap)
                 self._apply_script()
                 if self._done():
                     why = "duration reached"
+                    self._drain_robot_values()  # before "bye" ends the robot program
                     break
                 if self.enabled_at is None and self.options.enable is not None and (
-                        world.time > self.options.wait):
+                        (time.monotonic() - self._wall0 if realtime else world.time)
+                        > self.options.wait):
                     raise RunError(self._not_enabled())
+                for _ in range(steps - 1):
+                    self._after_step(self._step(), progress)
                 snap = self._step()
-                commands = self._after_step(snap, progress)
+                commands = self._commands()
+                reply: dict[str, object] = {"values": {**topics.sensor_values(snap),
+                                                       **commands}}
+                if realtime:
+                    link.send(reply)
+                self._after_step(snap, progress)
                 if self.nt is not None:
                     self.nt.command(commands)
                 self._publish(snap)
-                reply: dict[str, object] = {"values": {**topics.sensor_values(snap),
-                                                       **commands}}
+                if realtime:
+                    continue
                 if self.nt is not None and self.nt.heartbeats:
                     # Camera frames travel over NT: the bridge holds the robot's next period
                     # until they have reached its NT server.
@@ -427,12 +668,65 @@ class Session:
                         time.sleep(delay)
                     elif delay < -MAX_LAG:
                         deadline = time.monotonic()
+        except LinkTimeout as exc:
+            if not realtime:
+                raise RunError(f"lock-step link to the robot program lost: {exc}") from None
+            log.warning("the robot program sent nothing for %g s (frozen?): motors to 0",
+                        cfg.bridge.timeout)
+            world.zero_inputs()
         except LinkError as exc:
-            raise RunError(f"lock-step link to the robot program lost: {exc}") from None
+            if not realtime:
+                raise RunError(f"lock-step link to the robot program lost: {exc}") from None
+            log.info("robot program disconnected (%s): motors to 0", exc)
+            world.zero_inputs()
+            self._arrived = False
         finally:
             with contextlib.suppress(LinkError):
                 link.send({"bye": why})
             link.close()
+
+
+class LoopClock:
+    """Real time with the bridge: how many periods the world advances for each robot loop.
+
+    Loop *n* of a TimedRobot starts at t0 + n·period, and the bridge stamps it later by the
+    time robot code took (0 to about a period). The loop's index is counted from the earliest
+    phase seen (the base): a stamp earlier in its period than the base lowers the base, so
+    jitter in robot code's time never adds or drops a period, and only a loop that really
+    skipped periods (one that overran) advances the world by more than one. A jump of more
+    than ``MAX_CATCH_UP`` periods (the robot's timing paused or stepped by something else) is
+    not simulated: counting goes on from it."""
+
+    def __init__(self, period: float):
+        self.period = period
+        self.base: float | None = None  # robot time (s) of loop 0's start, as estimated
+        self.index = -1  # index of the last loop
+        self.gap = 0.0  # robot time (s) from its loop's start as estimated: |robot - world|
+
+    def advance(self, robot_time: float) -> int:
+        """Periods to step for the loop stamped ``robot_time`` (s); at least 1."""
+        period = self.period
+        expected = self.index + 1
+        if self.base is None:
+            self.base = robot_time
+        index = math.floor((robot_time - self.base) / period + 1e-9)
+        if index < expected:
+            self.base, index = robot_time - expected * period, expected
+        elif index - self.index > MAX_CATCH_UP:
+            log.warning("the robot program's clock jumped %.2f s; the world goes on from there",
+                        (index - self.index) * period)
+            self.base, index = robot_time - expected * period, expected
+        steps = index - self.index
+        self.index = index
+        self.gap = robot_time - self.base - index * period
+        return steps
+
+
+def _finite(value: object) -> float | None:
+    """``value`` as a float when it is a finite number, else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
 
 
 Handler = Callable[[int, FrameType | None], object] | int | None

@@ -39,6 +39,7 @@ from simserver.models.pneumatics import PneumaticSystem
 from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
 from simserver.registry import registry
+from simserver.stationary import Stationary
 from simserver.units import unit_kind, unit_scale
 
 
@@ -60,7 +61,9 @@ class Snapshot:
     wall_hits counts separate wall contacts since reset (a contact lasting several substeps
     is one hit); touching_wall is whether the robot touched a wall in the last substep;
     obstacle_hits and robot_hits count contacts with field elements and other robots the
-    same way. wheel_speeds: rim speed of each wheel (tank: left, right). chassis_speeds:
+    same way; last_contact names what the latest counted wall or element contact touched (an
+    element's name or a wall such as "side wall (y = 0)"; "" before any). wheel_speeds: rim
+    speed of each wheel (tank: left, right). chassis_speeds:
     robot-frame (vx, vy, omega). modules: swerve module states (speed m/s, angle rad) as the
     wheels measure them, in config order. frames: camera frames delivered during the last
     tick, in delivery order."""
@@ -92,6 +95,7 @@ class Snapshot:
     touching_wall: bool = False
     obstacle_hits: int = 0
     robot_hits: int = 0
+    last_contact: str = ""
     chassis_speeds: tuple[float, float, float] = (0.0, 0.0, 0.0)
     modules: tuple[tuple[float, float], ...] = ()
     frames: tuple[Frame, ...] = ()
@@ -121,18 +125,14 @@ class World:
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        reg = registry()
-        dt_type = reg.get("drivetrain", cfg.drivetrain_type)
-        if dt_type is None:
-            raise ValueError(f"no drivetrain model type {cfg.drivetrain_type!r} is installed")
-        drive = dt_type.create("drivetrain", cfg.drivetrain, cfg)
         self.drive: DifferentialDrive | None = None
-        self.holo: Holonomic | None = None
+        self.holo: Holonomic | Stationary | None = None
+        drive = self._build_drivetrain(cfg)
         if isinstance(drive, DifferentialDrive):
             self.drive = drive
             self.params = drive.params
             self.mass, self.inertia = drive.params.mass, drive.params.moment_of_inertia
-        elif isinstance(drive, Holonomic):
+        elif isinstance(drive, (Holonomic, Stationary)):
             self.holo = drive
             self.mass, self.inertia = drive.mass, drive.moment_of_inertia
         else:
@@ -194,6 +194,19 @@ class World:
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
         self.reset()
 
+    @staticmethod
+    def _build_drivetrain(cfg: Config) -> Any:
+        """The drivetrain model of ``cfg`` (a :class:`Stationary` chassis without one)."""
+        if cfg.drivetrain is None:
+            robot = cfg.robot
+            moi = robot.moment_of_inertia or robot.mass / 12.0 * (robot.length**2
+                                                                  + robot.width**2)
+            return Stationary(robot.mass, moi)
+        dt_type = registry().get("drivetrain", cfg.drivetrain_type)
+        if dt_type is None:
+            raise ValueError(f"no drivetrain model type {cfg.drivetrain_type!r} is installed")
+        return dt_type.create("drivetrain", cfg.drivetrain, cfg)
+
     def _encoder_scale(self, e: EncoderConfig, gearing: float) -> float:
         """Reading units per metre of wheel travel."""
         kind = unit_kind(e.unit)
@@ -234,6 +247,7 @@ class World:
         self.touching_obstacle = False
         self.robot_hits = 0
         self.touching_robot = False
+        self.last_contact = ""
         self.failed: dict[str, str] = {}
         for mech in self.mechanisms.values():
             mech.reset()
@@ -387,6 +401,7 @@ class World:
 
     def _gearing(self) -> float:
         dt = self.cfg.drivetrain
+        assert dt is not None  # a differential drivetrain
         if dt.shifter is not None and self.solenoids.get(dt.shifter) and dt.high_gearing:
             return dt.high_gearing
         return dt.gearing
@@ -406,6 +421,7 @@ class World:
             self.holo.begin_tick(self)
             return
         cfg = self.cfg.drivetrain
+        assert cfg is not None
         drive = self.drive
         gearing = self._gearing()
         if gearing != drive.gearing:
@@ -488,12 +504,13 @@ class World:
         """Close a tick of ``n`` substeps: drivetrain currents, gyro reading."""
         if self.drive is not None:
             cfg = self.cfg.drivetrain
+            assert cfg is not None
             self.motor_currents[cfg.left] = self.elec.current_left
             self.motor_currents[cfg.right] = self.elec.current_right
         else:
             assert self.holo is not None
             self.holo.end_tick(self)
-            peak = max(map(abs, self.holo.currents[: len(self.holo.drive)]))
+            peak = max(map(abs, self.holo.currents[: len(self.holo.drive)]), default=0.0)
             self.peak_current = max(self.peak_current, peak)
         _, _, heading = self.pose
         self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)
@@ -554,8 +571,11 @@ class World:
                                                                 self.inertia)
         if hit_wall and not self.touching_wall:
             self.wall_hits += 1
+            self.last_contact = walls.touched[0] if walls.touched else "a field wall"
         if hit_obstacle and not self.touching_obstacle:
             self.obstacle_hits += 1
+            self.last_contact = (self.obstacles.touched[0] if self.obstacles.touched
+                                 else "a field element")
         self.touching_wall, self.touching_obstacle = hit_wall, hit_obstacle
         if hit_wall or hit_obstacle:
             self.set_body(body)
@@ -649,5 +669,6 @@ class World:
                 {n: self.pneumatics.extension(n) for n in self.cfg.cylinders}),
             wall_hits=self.wall_hits, touching_wall=self.touching_wall,
             obstacle_hits=self.obstacle_hits, robot_hits=self.robot_hits,
+            last_contact=self.last_contact,
             chassis_speeds=self.chassis_speeds, modules=modules, frames=self.frames,
         )

@@ -33,6 +33,7 @@ from tests.ntutil import FAST, client, free_port, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "plugins.md"
+S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"
 TEXT = DOC.read_text(encoding="utf-8")
 
 _BLOCK = r"\n```[\w-]*\n(?P<body>.*?)^```[ \t]*$"
@@ -378,8 +379,9 @@ def test_run_refuses_a_config_whose_plugin_failed_and_runs_one_that_does_not_use
     result = sim(envs, BROKEN_ENV, "run", "simserver.toml", "--inputs", "turret.csv", "--fast")
     assert result.code == 2, result.text
     assert "No module named 'turret_sdk'" in result.err and "nothing was started" in result.err
+    # scripted inputs: a served run with no robot program driving it would fail (issue 17)
     ok = sim(envs, BROKEN_ENV, "run", "kitbot.toml", "--fast", "--duration", "0.5", "--serve",
-             f"127.0.0.1:{free_port()}")
+             f"127.0.0.1:{free_port()}", "--inputs", str(S_CURVE))
     assert ok.code == 0, ok.text
 
 

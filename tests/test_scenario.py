@@ -381,7 +381,9 @@ def test_json_summary_round_trips_and_follows_the_schema(tmp_path):
     feed_shifted(check, traj, 0.0, traj.totalTime(), lambda t: OFFSET)
     summary = check.result().to_json()
     assert json.loads(json.dumps(summary, allow_nan=False)) == summary
-    assert set(summary) == {"passed", "scenario", "sim_time", "ticks", "final_pose", "checks"}
+    assert set(summary) == {"passed", "scenario", "sim_time", "ticks", "reason", "final_pose",
+                            "checks"}
+    assert summary["reason"] is None
     assert summary["scenario"] == sc.source
     assert set(summary["final_pose"]) == {"x", "y", "heading"}
     assert [c["name"] for c in summary["checks"]] == ["final_pose", "no_wall_contact",

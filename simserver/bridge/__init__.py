@@ -4,8 +4,10 @@ Registered in the ``robotpy_sim.2026`` entry-point group, so ``robotpy sim`` off
 ``--simserver`` flag and calls :func:`loadExtension` before the robot program starts. The
 bridge reads ``simserver.toml`` from the project directory (or the file ``$SIMSERVER_CONFIG``
 names), maps the HAL devices its ``hal`` keys name to simserver's topics, and exchanges them
-every robot loop through the HAL's SimPeriodicAfter callback, so a team's own physics.py keeps
-working beside it. Importing this package is cheap: wpilib is only loaded by loadExtension.
+every robot loop through the HAL's SimPeriodicAfter callback: over its step port with
+simserver (real time: :mod:`~simserver.bridge.sync`; lock-step:
+:mod:`~simserver.bridge.lockstep`), or over NetworkTables while no simserver is attached.
+Importing this package is cheap: wpilib is only loaded by loadExtension.
 """
 
 from __future__ import annotations
@@ -28,14 +30,26 @@ def config_path() -> Path:
     return Path(os.environ.get("SIMSERVER_CONFIG") or CONFIG_NAME)
 
 
+def realtime_budget(period: float) -> float:
+    """Wall time (s) a real-time robot loop waits for simserver's answer: half the period, so a
+    late answer never makes the loop itself late (an answer takes well under 1 ms)."""
+    return 0.5 * period
+
+
 def loadExtension() -> None:
     """Start the bridge (called by ``robotpy sim`` when given ``--simserver``)."""
+    if os.environ.get("SIMSERVER_DISCOVER"):  # `simserver init`: list devices, no physics
+        from simserver.bridge.discovery import start
+
+        start(os.environ["SIMSERVER_DISCOVER"])
+        return
     import hal.simulation
     from wpilib.simulation import pauseTiming, restartTiming
 
     from simserver.bridge.core import Bridge
     from simserver.bridge.lockstep import LockstepServer, fail_fast
     from simserver.bridge.realtime import NtLink
+    from simserver.bridge.sync import RealtimeSync
     from simserver.config.loader import ConfigError, load
 
     path = config_path()
@@ -52,11 +66,12 @@ def loadExtension() -> None:
         raise SystemExit(2) from None
     bridge = Bridge(cfg)
     link = NtLink(bridge)
+    sync = RealtimeSync(bridge, realtime_budget(cfg.bridge.period), _say)
     if cfg.bridge.lockstep:
         pauseTiming()
         restartTiming()
     try:
-        server = LockstepServer(bridge, cfg.bridge, fail_fast, _say)
+        server = LockstepServer(bridge, cfg.bridge, sync, fail_fast, _say)
     except OSError as exc:
         _say(f"cannot listen for lock-step on {cfg.bridge.bind}:{cfg.bridge.port} ({exc}); "
              "set bridge.port to a free port")
@@ -72,17 +87,20 @@ def loadExtension() -> None:
                 _say(f"  {line}")
 
     def periodic() -> None:
-        if server.active.is_set():
+        bridge.settle()
+        if server.loop_ended():
             if not reported[0]:
                 report()
             return
-        link.periodic()
+        if not sync.periodic():
+            link.periodic()
         for line in bridge.warnings:
             _say(line)
         bridge.warnings.clear()
         if not reported[0]:
             report()
 
+    _keep.append(hal.simulation.registerSimPeriodicBeforeCallback(bridge.observe))
     _keep.append(hal.simulation.registerSimPeriodicAfterCallback(periodic))
     server.start()
     _keep.extend((bridge, link, server))

@@ -12,16 +12,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wpilib.simulation import (
-    AnalogGyroSim,
-    DriverStationSim,
-    EncoderSim,
-    PWMSim,
-    RoboRioSim,
-    SimDeviceSim,
-)
+from wpilib.simulation import DriverStationSim, RoboRioSim
 
 from simserver import halmap
+from simserver.bridge import inventory
 from simserver.bridge.devices import (
     Gyro,
     LazyDevice,
@@ -29,11 +23,12 @@ from simserver.bridge.devices import (
     Solenoid,
     SparkMotor,
     Switch,
+    Watched,
     encoder_sink,
     motor_source,
 )
-from simserver.config import hal
 from simserver.config.model import Config
+from simserver.halmap import Watch
 from simserver.io import topics
 
 
@@ -62,6 +57,35 @@ class Bridge:
         self._mode = ""
         self._warned_spark: set[str] = set()
         self.warnings: list[str] = []
+        self._watches: dict[str, Watched] = {
+            f"encoders.{name} ({cfg.encoders[name].hal[0]})": sink.watch
+            for name, sink in self.encoders.items()}
+        if self.gyro is not None:
+            self._watches[f"gyro ({cfg.gyro.hal[0]})"] = self.gyro.watch
+        self._watches["battery voltage (RoboRioSim.setVInVoltage)"] = Watch(
+            RoboRioSim.getVInVoltage)
+        self.overwritten: set[str] = set()  # devices another writer (physics.py) also wrote
+
+    # --- a robot loop's simulation part: who else writes our devices -------------------------
+
+    def observe(self) -> None:
+        """SimPeriodicBefore (the program's code has run, physics.py has not): remember every
+        wired sensor's value, taking changes the program made as its own (resets)."""
+        for watch in self._watches.values():
+            watch.observe()
+
+    def settle(self) -> None:
+        """SimPeriodicAfter, before simserver's values are written: note the devices that
+        physics.py or simulationPeriodic wrote in this loop, once (a warning)."""
+        fresh = [label for label, watch in self._watches.items()
+                 if watch.settle() and label not in self.overwritten]
+        if fresh:
+            self.overwritten.update(fresh)
+            self.warnings.append(
+                "physics.py (or simulationPeriodic) also writes " + ", ".join(fresh) +
+                ": simserver's values are written after it every loop and are what robot "
+                "code reads; remove those writes from physics.py, or run without --simserver "
+                "to use physics.py alone")
 
     # --- robot -> simserver ----------------------------------------------------------------
 
@@ -144,74 +168,11 @@ class Bridge:
 
     def unwired(self) -> list[str]:
         """One line per device the program created that no ``hal`` key names, with the line
-        to add to simserver.toml."""
+        to add to simserver.toml (motors, encoders and gyros: :mod:`simserver.bridge.inventory`
+        finds them)."""
         wired = {str(a) for m in self.cfg.motors.values() for a in m.hal}
         wired |= {str(a) for e in self.cfg.encoders.values() for a in e.hal}
         wired |= {str(a) for a in self.cfg.gyro.hal}
-        out = []
-        for ch in range(hal.CHANNEL_MAX["pwm"] + 1):
-            if PWMSim(ch).getInitialized() and f"pwm:{ch}" not in wired:
-                out.append(f'PWM {ch}: add hal = "pwm:{ch}" to a [motors.<name>] table')
-        for channels in _encoders():
-            if not any(f"encoder:{c}" in wired for c in channels):
-                where = " and ".join(str(c) for c in channels)
-                out.append(f'Encoder on DIO {where}: add hal = "encoder:{channels[0]}" to an '
-                           "[encoders.<name>] table")
-        for ch in range(hal.CHANNEL_MAX["analoggyro"] + 1):
-            if AnalogGyroSim(ch).getInitialized() and f"analoggyro:{ch}" not in wired:
-                out.append(f'AnalogGyro on analog {ch}: add hal = "analoggyro:{ch}" to the '
-                           "[gyro] table")
-        for dev in SimDeviceSim.enumerateDevices(""):
-            line = _device_line(dev, wired)
-            if line:
-                out.append(line)
-        return out
-
-
-def _encoders() -> list[list[int]]:
-    """DIO channels of each encoder the program created. EncoderSim finds an encoder by either
-    of its channels and does not say which encoder it found, so two channels are told apart
-    by writing a probe into one's max-period field and reading the other's (then restoring
-    it; this runs while the robot thread is between loops)."""
-    found: list[tuple[EncoderSim, list[int]]] = []
-    for ch in range(hal.CHANNEL_MAX["encoder"] + 1):
-        try:
-            sim = EncoderSim.createForChannel(ch)
-        except IndexError:
-            continue
-        if not sim.getInitialized():
-            continue
-        for other, channels in found:
-            if _same_encoder(other, sim):
-                channels.append(ch)
-                break
-        else:
-            found.append((sim, [ch]))
-    return [channels for _, channels in found]
-
-
-def _same_encoder(a: EncoderSim, b: EncoderSim) -> bool:
-    saved = a.getMaxPeriod()
-    probe = saved * 2.0 + 1.0
-    a.setMaxPeriod(probe)
-    same = b.getMaxPeriod() == probe
-    a.setMaxPeriod(saved)
-    return same
-
-
-def _device_line(dev: str, wired: set[str]) -> str | None:
-    """The report line for an unwired CAN SimDevice, or None."""
-    kinds = (("CANMotor:Talon FX (v6)[", "talonfx", "[motors.<name>]"),
-             ("SPARK MAX [", "sparkmax", "[motors.<name>]"),
-             ("SPARK Flex [", "sparkflex", "[motors.<name>]"),
-             ("CANGyro:Pigeon 2 (v6)[", "pigeon2", "[gyro]"),
-             ("navX-Sensor[", "navx", "[gyro]"),
-             ("Gyro:ADXRS450[", "adxrs450", "[gyro]"),
-             ("CANEncoder:CANcoder (v6)[", "cancoder", "[encoders.<name>]"))
-    for prefix, kind, table in kinds:
-        if dev.startswith(prefix) and dev.endswith("]"):
-            can_id = dev[len(prefix):-1]
-            address = kind if kind in ("navx", "adxrs450") else f"{kind}:{can_id}"
-            if can_id.isdigit() and address not in wired:
-                return f'{dev}: add hal = "{address}" to a {table} table'
-    return None
+        return [dev.line() for dev in inventory.devices()
+                if dev.role in ("motor", "encoder", "gyro")
+                and not wired & {dev.address, *dev.aliases}]

@@ -8,10 +8,15 @@ one exists, reads give 0 and writes are skipped.
 Sensors the robot program can zero (``Encoder.reset()``, ``AnalogGyro.reset()``) are written
 through :class:`Rezero`: the bridge reads the value back before writing, and when the program
 changed it, keeps the difference as an offset, as the real device's counter would.
+
+Every sensor also has a ``watch`` (:class:`~simserver.halmap.Watch` or its Rezero) that tells
+the bridge when a project's own physics.py wrote the same device in a loop: simserver's value
+is written after it and wins, and the user is told once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
 
 import wpilib
@@ -27,8 +32,30 @@ from wpilib.simulation import (
 
 from simserver import halmap
 from simserver.config.hal import HalAddress
-from simserver.halmap import Rezero
+from simserver.halmap import Rezero, Watch
 from simserver.units import unit_kind
+
+
+class Watched(Protocol):
+    """What a sensor's ``watch`` does (see :class:`~simserver.halmap.Watch`)."""
+
+    def observe(self) -> None: ...
+
+    def settle(self) -> bool: ...
+
+
+class Guarded:
+    """A watch used only while its device exists."""
+
+    def __init__(self, ready: Callable[[], bool], inner: Watched):
+        self.ready, self.inner = ready, inner
+
+    def observe(self) -> None:
+        if self.ready():
+            self.inner.observe()
+
+    def settle(self) -> bool:
+        return self.ready() and self.inner.settle()
 
 
 class LazyDevice:
@@ -148,6 +175,8 @@ def motor_source(address: HalAddress) -> MotorSource:
 class EncoderSink(Protocol):
     """An encoder input of the robot program."""
 
+    watch: Watched
+
     def write(self, position: float, velocity: float) -> None:
         """Position and velocity in the encoder's config unit (and per second)."""
 
@@ -165,6 +194,7 @@ class QuadratureEncoder:
         self.ticks = unit_kind(unit) == "ticks"
         self.sim: EncoderSim | None = None
         self._count = Rezero(self._read_count, self._write_count)
+        self.watch: Watched = Guarded(lambda: self._device() is not None, self._count)
 
     def _device(self) -> EncoderSim | None:
         if self.sim is None:
@@ -208,6 +238,9 @@ class CanEncoder:
         else:
             self.device = LazyDevice(halmap.spark_encoder(address.kind, ch))
         self.per_unit = halmap.rotations_per_unit(unit, ticks_per_revolution)
+        value = "rawPositionInput" if self.kind in ("talonfx", "cancoder") else "Position"
+        self.watch: Watched = Guarded(lambda: self.device.get() is not None,
+                                      Watch(lambda: self.device.read(value)))
 
     def write(self, position: float, velocity: float) -> None:
         rot, rps = position * self.per_unit, velocity * self.per_unit
@@ -227,6 +260,7 @@ class SimDeviceEncoder:
         self.device = LazyDevice(device)
         self._position = Rezero(lambda: self.device.read(value),
                                 lambda x: self.device.write(value, x))
+        self.watch: Watched = Guarded(lambda: self.device.get() is not None, self._position)
 
     def write(self, position: float, velocity: float) -> None:
         if self.device.get() is not None:
@@ -239,6 +273,7 @@ class AnalogSensor:
     def __init__(self, channel: int, unit: str, ticks_per_revolution: int):
         self.sim = AnalogInputSim(channel)
         self.unit, self.tpr = unit, ticks_per_revolution
+        self.watch: Watched = Watch(self.sim.getVoltage)
 
     def write(self, position: float, velocity: float) -> None:
         self.sim.setVoltage(halmap.analog_voltage(position, self.unit, self.tpr))
@@ -278,6 +313,9 @@ class Gyro:
             self._device = LazyDevice(address.device)
             self._value = address.value
         self._yaw = Rezero(self._read, self._write)
+        vendor = {"pigeon2": "rawYawInput", "navx": "Yaw"}.get(self.kind)
+        self.watch: Watched = Guarded(self._ready, self._yaw if vendor is None else Watch(
+            lambda: self._device.read(vendor) if self._device is not None else 0.0))
 
     def _ready(self) -> bool:
         if self.kind == "analoggyro":

@@ -1,21 +1,26 @@
-"""Lock-step, robot side: the robot program's clock advances only when simserver says so.
+"""The bridge's step port: simserver attaches here, in lock-step or in real time.
 
-A thread listens on ``bridge.port``. When simserver connects (``simserver run --lockstep`` or
-``lockstep = true`` in the config), the HAL's timing is paused and each robot period goes:
+A thread listens on ``bridge.port``. simserver greets with the mode it wants:
 
-1. read the program's outputs and send them with the robot time;
-2. wait for simserver's sensor values for the end of the period, write them into the HAL;
-3. ``stepTiming(period)``: the program runs exactly one loop, then waits again.
+- ``realtime``: the connection is handed to :class:`~simserver.bridge.sync.RealtimeSync`,
+  which exchanges one period per robot loop on the robot thread; the robot clock keeps
+  running. When simserver leaves, listening goes on and another may attach.
+- ``lockstep``: the HAL's timing is paused and each robot period goes:
 
-Timing only advances inside step 3 and the robot thread is parked the rest of the time, so
-outputs and sensors are read and written without racing the program. If simserver does not
-connect within ``connect_timeout`` (with ``lockstep = true``) or stops answering for
-``timeout``, the robot program exits with code 1 and says why; when simserver ends the run it
-says goodbye and the program exits with code 0.
+  1. read the program's outputs and send them with the robot time;
+  2. wait for simserver's sensor values for the end of the period, write them into the HAL;
+  3. ``stepTiming(period)``: the program runs exactly one loop, then waits again.
+
+  Timing only advances inside step 3 and the robot thread is parked the rest of the time, so
+  outputs and sensors are read and written without racing the program. If simserver does
+  not connect within ``connect_timeout`` (with ``lockstep = true``) or stops answering for
+  ``timeout``, the robot program exits with code 1 and says why; when simserver ends the run
+  it says goodbye and the program exits with code 0.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 import socket
 import sys
@@ -25,11 +30,17 @@ from collections.abc import Callable
 
 import ntcore
 import wpilib
-from wpilib.simulation import pauseTiming, stepTiming, waitForProgramStart
+from wpilib.simulation import (
+    isTimingPaused,
+    pauseTiming,
+    stepTiming,
+    waitForProgramStart,
+)
 
 from simserver.bridge.core import Bridge
+from simserver.bridge.sync import RealtimeSync
 from simserver.config.model import BridgeConfig
-from simserver.io.stepwire import VERSION, Link, LinkError
+from simserver.io.stepwire import MODES, VERSION, Link, LinkError
 
 # Wall time the bridge waits for camera frames simserver published over NT, per period.
 AWAIT_TIMEOUT = 0.25
@@ -44,27 +55,62 @@ def _number(value: ntcore.Value) -> float:
 class LockstepServer(threading.Thread):
     """The listening thread; ``active`` is set while a lock-step session runs."""
 
-    def __init__(self, bridge: Bridge, cfg: BridgeConfig, exit_process: Callable[[int], None],
-                 say: Callable[[str], None]):
+    def __init__(self, bridge: Bridge, cfg: BridgeConfig, sync: RealtimeSync,
+                 exit_process: Callable[[int], None], say: Callable[[str], None]):
         super().__init__(name="simserver-lockstep", daemon=True)
         self.bridge = bridge
         self.cfg = cfg
+        self.sync = sync
         self.exit_process = exit_process
         self.say = say
         self.active = threading.Event()
+        self._pause_wanted = threading.Event()
+        self._paused = threading.Event()
         self.sock = socket.create_server((cfg.bind, cfg.port))
         self._beats: dict[str, ntcore.GenericSubscriber] = {}
         self._late: set[str] = set()
 
     def run(self) -> None:
-        link = self._accept()
-        if link is None:
-            return
+        while True:
+            accepted = self._accept()
+            if accepted is None:
+                return
+            link, mode = accepted
+            if mode == "realtime":
+                self._attach_realtime(link)
+            elif self.sync.attached:
+                self._refuse(link, "a simserver is attached in real time; stop it first")
+            else:
+                self._run_lockstep(link)
+                return
+
+    def _refuse(self, link: Link, why: str) -> None:
+        self.say(f"refused a simserver: {why}")
+        with contextlib.suppress(LinkError):
+            link.send({"hello": "bridge", "version": VERSION, "refused": why})
+        link.close()
+
+    def _attach_realtime(self, link: Link) -> None:
         cfg = self.cfg
+        if cfg.lockstep:
+            self._refuse(link, "this robot program waits for lock-step (bridge.lockstep = "
+                         "true): run `simserver run --lockstep`")
+        elif not self.sync.attach(link):
+            self._refuse(link, "another simserver is attached to this robot program")
+        else:
+            link.send({"hello": "bridge", "version": VERSION, "period": cfg.period,
+                       "mode": "realtime"})
+            self.say(f"real time: each robot loop exchanges its outputs and sensors with "
+                     f"simserver (period {cfg.period * 1e3:g} ms)")
+
+    def _run_lockstep(self, link: Link) -> None:
+        cfg = self.cfg
+        self.sock.close()
         try:
             waitForProgramStart()
-            pauseTiming()
-            link.send({"hello": "bridge", "version": VERSION, "period": cfg.period})
+            self._pause_at_loop_end()
+            link.send({"hello": "bridge", "version": VERSION, "period": cfg.period,
+                       "mode": "lockstep"})
             self.active.set()
             self._loop(link)
         except LinkError as exc:
@@ -75,10 +121,31 @@ class LockstepServer(threading.Thread):
         finally:
             link.close()
 
-    def _accept(self) -> Link | None:
-        """The first connection that greets like simserver; others (port probes, health
-        checks) are closed and listening goes on. None after ``connect_timeout`` when
-        lock-step is required (the process is then ending)."""
+    def _pause_at_loop_end(self) -> None:
+        """Pause the robot program's clock right after one of its loops (on the robot thread,
+        in the SimPeriodicAfter callback: :meth:`loop_ended`), so lock-step starts at a loop
+        boundary whenever simserver attaches; its loops then fall on the same grid of robot
+        times (the notifier's) run after run. A program started paused is already there."""
+        if isTimingPaused():
+            return
+        self._pause_wanted.set()
+        while not self._paused.wait(0.1):
+            if isTimingPaused():  # paused by something else meanwhile
+                break
+        self._pause_wanted.clear()
+
+    def loop_ended(self) -> bool:
+        """Robot thread, end of a loop: pause here if lock-step asked for it. True once the
+        loop belongs to lock-step (the caller then leaves the HAL to this thread)."""
+        if self._pause_wanted.is_set() and not self._paused.is_set():
+            pauseTiming()
+            self._paused.set()
+        return self._paused.is_set() or self.active.is_set()
+
+    def _accept(self) -> tuple[Link, str] | None:
+        """The next connection that greets like simserver, with the mode it asks for; others
+        (port probes, health checks) are closed and listening goes on. None after
+        ``connect_timeout`` when lock-step is required (the process is then ending)."""
         cfg = self.cfg
         deadline = time.monotonic() + cfg.connect_timeout if cfg.lockstep else None
         while True:
@@ -89,7 +156,8 @@ class LockstepServer(threading.Thread):
             except TimeoutError:
                 self.say(f"lock-step: no simserver connected to {cfg.bind}:{cfg.port} within "
                          f"{cfg.connect_timeout:g} s (bridge.connect_timeout). Start `simserver "
-                         "run` beside the robot program, or set bridge.lockstep = false.")
+                         "run --lockstep` beside the robot program, or set bridge.lockstep = "
+                         "false.")
                 self.exit_process(1)
                 return None
             link = Link(conn)
@@ -98,12 +166,16 @@ class LockstepServer(threading.Thread):
             except LinkError:
                 link.close()
                 continue
-            if hello.get("hello") == "simserver" and hello.get("version") == VERSION:
-                self.sock.close()
-                self.say(f"lock-step with simserver at {peer[0]}:{peer[1]}, period "
-                         f"{cfg.period * 1e3:g} ms")
-                return link
-            self.say(f"lock-step: ignored a connection from {peer[0]} that did not greet as "
+            mode = hello.get("mode")
+            if hello.get("hello") == "simserver" and hello.get("version") == VERSION and (
+                    mode in MODES):
+                self.say(f"simserver attached from {peer[0]}:{peer[1]} ({mode})")
+                return link, str(mode)
+            if hello.get("hello") == "simserver":
+                self._refuse(link, f"simserver speaks step-wire version {hello.get('version')}, "
+                             f"this bridge {VERSION}: install the same simserver on both sides")
+                continue
+            self.say(f"ignored a connection from {peer[0]} that did not greet as "
                      f"simserver {VERSION}: {hello!r:.80}")
             link.close()
 

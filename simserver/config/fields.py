@@ -21,8 +21,9 @@ class Spec:
     ``choices[0]``), "section" (nested table),
     "table" (name -> section), "motor" (a motor type name from the catalog), "model" (a table
     whose ``type`` key selects a registered model type of role ``choices[0]``, default
-    ``default``), "models" (name -> such a table), "derived" (filled by the loader, not read
-    from the file).
+    ``default``; with ``optional``, leaving the table out gives None and the type
+    :data:`ABSENT_MODEL`), "models" (name -> such a table), "derived" (filled by the loader,
+    not read from the file).
     """
 
     kind: str
@@ -34,6 +35,7 @@ class Spec:
     maximum: float | None = None
     exclusive_minimum: bool = False
     choices: tuple[str, ...] = ()
+    optional: bool = False
 
     def range_text(self, unit: str = "") -> str:
         """Human description of the allowed range, e.g. ``> 0 m`` or ``0 .. 1``."""
@@ -186,9 +188,15 @@ def table(doc: str) -> Any:
     return _field(Spec("table", doc), {})
 
 
-def model(role: str, default_type: str, doc: str) -> Any:
-    """A table whose ``type`` key picks a registered model type; its keys are that type's."""
-    return _field(Spec("model", doc, default=default_type, choices=(role,)))
+ABSENT_MODEL = "none"
+"""The type name the loader records for an ``optional`` model table that is left out."""
+
+
+def model(role: str, default_type: str, doc: str, *, optional: bool = False) -> Any:
+    """A table whose ``type`` key picks a registered model type (``default_type`` when the
+    table has no ``type``); its keys are that type's. An ``optional`` table may be left out:
+    the value is then None and its type :data:`ABSENT_MODEL`."""
+    return _field(Spec("model", doc, default=default_type, choices=(role,), optional=optional))
 
 
 def models(role: str, doc: str) -> Any:

@@ -21,7 +21,7 @@ from typing import Any
 from simserver import units
 from simserver.config import hal
 from simserver.config.drivetrains import MecanumConfig, SwerveConfig
-from simserver.config.fields import Spec, spec_of
+from simserver.config.fields import ABSENT_MODEL, Spec, spec_of
 from simserver.config.model import Config, MechanismSection
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
@@ -194,6 +194,9 @@ def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
         if spec.kind == "derived":
             continue
         if spec.kind == "model":
+            if spec.optional and not present:
+                values[name], values[f"{name}_type"] = None, ABSENT_MODEL
+                continue
             tname, values[name] = _build_model(spec.choices[0], raw.get(name, {}), path, issues,
                                                spec.default)
             values[f"{name}_type"] = tname
@@ -471,8 +474,11 @@ def motor_mechanisms(cfg: Config) -> dict[str, str]:
 
 
 def drivetrain_motors(cfg: Config) -> dict[str, str]:
-    """Motor name -> the drivetrain key that names it, for any built-in drivetrain type."""
+    """Motor name -> the drivetrain key that names it, for any built-in drivetrain type (none
+    without a drivetrain)."""
     dt = cfg.drivetrain
+    if dt is None:
+        return {}
     if isinstance(dt, SwerveConfig):
         return {getattr(m, k): f"drivetrain.modules.{n}.{k}" for n, m in dt.modules.items()
                 for k in ("drive", "steer")}
@@ -597,7 +603,11 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
             continue
         mech = driven.get(enc.motor)
         if mech is None:
-            if drive_ok:
+            if cfg.drivetrain is None:
+                issues.append(ConfigIssue(
+                    f"{path}.motor", f"motor {enc.motor!r} drives no mechanism with a position "
+                    "(elevator, arm, flywheel, linear), and the config has no [drivetrain]"))
+            elif drive_ok:
                 issues.append(ConfigIssue(
                     f"{path}.motor", f"motor {enc.motor!r} drives no drivetrain side and no "
                     "mechanism with a position (elevator, arm, flywheel, linear)"))

@@ -67,21 +67,24 @@ class BridgeConfig:
         False,
         "Lock-step: the robot program's clock is paused and advances one `period` at a time, "
         "each only after simserver has sent the sensors for it. The robot program waits up to "
-        "`connect_timeout` for simserver. Without it, `simserver run --lockstep` still "
-        "switches a running robot program to lock-step.")
+        "`connect_timeout` for simserver. Without it the program runs in real time, and "
+        "`simserver run` exchanges each of its loops with it over `port` (or, with "
+        "`--lockstep`, switches it to lock-step).")
     period: float = quantity("20 ms", "time", "Robot loop period (TimedRobot's, 20 ms by "
-                             "default); one lock-step exchange per period.", positive=True,
+                             "default); one exchange with simserver per period.", positive=True,
                              maximum=1.0)
-    port: int = integer(5811, "TCP port the bridge listens on for lock-step.", minimum=1,
-                        maximum=65535)
-    bind: str = text("127.0.0.1", "Address the lock-step port binds to (\"0.0.0.0\" when "
+    port: int = integer(5811, "TCP port the bridge listens on for simserver (its step port: "
+                        "one exchange per robot loop, in real time and in lock-step).",
+                        minimum=1, maximum=65535)
+    bind: str = text("127.0.0.1", "Address the step port binds to (\"0.0.0.0\" when "
                      "simserver runs on another host or container).")
     connect_timeout: float = quantity(
         "60 s", "time", "With `lockstep = true`: how long the robot program waits for simserver "
         "before it exits with an error.", positive=True)
     timeout: float = quantity(
-        "10 s", "time", "In lock-step: how long either side waits for the other's next message "
-        "before failing with an error.", positive=True)
+        "10 s", "time", "How long either side waits for the other's next message before "
+        "failing (lock-step) or detaching (real time: simserver sets the motors to 0 and "
+        "waits for the program again).", positive=True)
 
 
 @dataclass(frozen=True)
@@ -439,8 +442,12 @@ class Config:
     robot: RobotConfig = section(RobotConfig, "The robot body.")
     battery: BatteryConfig = section(BatteryConfig, "The battery.")
     motors: dict[str, MotorConfig] = table("Motor controller outputs by name.")
-    drivetrain: DrivetrainConfig = model("drivetrain", "differential", "The drivetrain.")
-    drivetrain_type: str = derived("Model type of the drivetrain.")
+    drivetrain: DrivetrainConfig | None = model(
+        "drivetrain", "differential",
+        "The drivetrain. Leave the whole `[drivetrain]` table out for a robot that does not "
+        "drive (a bench test of an arm or an elevator): it stays at its start pose, and "
+        "mechanisms, sensors and pneumatics work as usual.", optional=True)
+    drivetrain_type: str = derived("Model type of the drivetrain (\"none\" without one).")
     encoders: dict[str, EncoderConfig] = table("Encoders by name.")
     gyro: GyroConfig = section(GyroConfig, "The gyro.")
     solenoids: dict[str, SolenoidConfig] = table("Solenoid inputs by name.")

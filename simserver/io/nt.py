@@ -20,6 +20,7 @@ and subscriber, one flush per tick.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
@@ -40,6 +41,7 @@ from simserver.io.field2d import Field2dPublisher
 from simserver.io.limelight import LimelightPublisher
 from simserver.io.mechanism2d import Mechanism2dPublisher
 from simserver.io.photonvision import PhotonVisionPublisher
+from simserver.io.robottopics import RobotTopicReader, RobotValue
 from simserver.io.validation import InputValidator
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
@@ -101,6 +103,11 @@ class NtAdapter:
     instance instead: its topics live under ``/simserver/robots/<name>/`` and it is drawn as
     object ``<name>`` of the SimField; connection events stay with ``main``."""
 
+    robot_topics: RobotTopicReader | None = None  # the robot program's own topics, if read
+    # (simulated s, ntcore µs) of the latest robot_values() call: real-time conversions of
+    # robot times refer to that moment, even when the caller polls again later at that time
+    _anchor: tuple[float, int] | None = None
+
     def __init__(self, cfg: Config, endpoint: Endpoint, identity: str = "simserver",
                  robot: tuple[str, NtAdapter] | None = None):
         self.cfg = cfg
@@ -156,6 +163,10 @@ class NtAdapter:
         """Client mode: connected to the server. Server mode: some client is connected."""
         return bool(self.inst.getConnections()) if self.endpoint.mode == "server" else (
             self.inst.isConnected())
+
+    def publishes_inputs(self) -> bool:
+        """Whether some client publishes a /simserver motor topic (an NT-only robot program)."""
+        return any(sub.exists() for sub in self._motor_subs.values())
 
     # --- inputs ------------------------------------------------------------------------------
 
@@ -242,6 +253,35 @@ class NtAdapter:
         if offset is None:
             return math.nan
         return (ntcore._now() + offset) * 1e-6 - (self._sim_now - sim_time)
+
+    def sim_time(self, robot_time: float) -> float:
+        """The simulated time (s) at NT server time ``robot_time`` (s): the inverse of
+        :meth:`robot_time`, exact from the lock-step clock; otherwise from ntcore's server
+        time offset (a server's own clock with ``--serve``), NaN before it is known."""
+        if self.clock is not None:
+            return self.clock[0] + (robot_time - self.clock[1])
+        offset = 0 if self.endpoint.mode == "server" else self.inst.getServerTimeOffset()
+        if offset is None:
+            return math.nan
+        sim_now, wall_now = self._anchor or (self._sim_now, ntcore._now())
+        return sim_now - ((wall_now + offset) * 1e-6 - robot_time)
+
+    def watch_robot(self, prefixes: list[str], exclude: tuple[str, ...] = ()) -> None:
+        """Receive every value the robot program (any other NT peer) publishes under
+        ``prefixes`` (topic names or prefixes), except under ``exclude``; read them with
+        :meth:`robot_values`."""
+        if prefixes:
+            self.robot_topics = RobotTopicReader(self.inst, prefixes, exclude)
+
+    def robot_values(self, now: float) -> list[RobotValue]:
+        """The robot program's values received since the last call, each with the simulated
+        time it was published at; ``now``: the simulated time (s) of the latest step."""
+        if self.robot_topics is None:
+            return []
+        if self._anchor is None or self._anchor[0] != now:
+            self._anchor = (now, ntcore._now())
+        return [dataclasses.replace(v, sim_time=self.sim_time(v.server_time))
+                for v in self.robot_topics.read()]
 
     def _publish_frames(self, snap: Snapshot) -> None:
         self._sim_now = snap.time
@@ -340,6 +380,8 @@ class NtAdapter:
                 pub.close()
         if not self._main:
             return
+        if self.robot_topics is not None:
+            self.robot_topics.close()
         ntcore.NetworkTableInstance.destroy(self.inst)
         if self._persist_dir is not None:
             self._persist_dir.cleanup()

@@ -16,6 +16,15 @@ last record: timestamps always increase, and ``/simserver/time`` shows the reset
 
 Numbers are appended every tick; booleans, integers, strings and arrays only when they change.
 
+With ``--record-robot-topics`` (by default every topic) the robot program's own NetworkTables
+topics are recorded too, as AdvantageScope names them when it logs NT itself: ``NT:`` and the
+topic (``NT:/SmartDashboard/Field/Robot``), so its belief (odometry, Field2d) shows beside
+simserver's truth. Each value is stamped with the simulated time it was published at (its NT
+server time converted, see :meth:`simserver.io.nt.NtAdapter.sim_time`), not when it arrived;
+since values arrive a little late, their records may come after later-stamped ones in the
+file (readers sort by timestamp). Struct schemas the robot program publishes
+(``/.schema/struct:...``) become the log's own schemas.
+
 wpiutil 2026.2.2's ``StructLogEntry`` cannot be constructed ("Object is closed"), so the pose
 is written as a raw entry of type ``struct:Pose2d`` with its schema registered through
 ``DataLog.addStructSchema`` and packed with ``wpiutil.wpistruct`` (the same bytes).
@@ -42,6 +51,7 @@ from wpiutil.log import DataLogReader
 from simserver import __version__
 from simserver.config.model import Config
 from simserver.io import topics
+from simserver.io.robottopics import RobotValue
 from simserver.io.topics import TopicSpec
 from simserver.registry import registry
 from simserver.report import Trace
@@ -63,6 +73,8 @@ WALL_HITS = f"{TRUTH}/wall_hits"
 FIELD_LENGTH = f"{topics.PREFIX}/field/length"
 FIELD_WIDTH = f"{topics.PREFIX}/field/width"
 ENABLED_AT = f"{topics.PREFIX}/run/enabled_at"
+ROBOT_TOPICS = "NT:"  # entry name prefix of the robot program's own topics (as AdvantageScope)
+SCHEMA_TOPICS = "/.schema/"
 
 LOG_SPECS = (
     TopicSpec(TRUTH_X, "double", "log", "m", "True x (field frame)."),
@@ -165,6 +177,7 @@ class WpilogRecorder:
         self._flushed_at = time.monotonic()
         self.records = 0
         self.closed = False
+        self._robot: dict[str, tuple[str, Callable[[Any, int], None]]] = {}  # name -> type, append
         self._log.addStructSchema(Pose2d, FIRST_STAMP)
         self._write(FIELD_LENGTH, field_size[0], FIRST_STAMP)
         self._write(FIELD_WIDTH, field_size[1], FIRST_STAMP)
@@ -192,6 +205,34 @@ class WpilogRecorder:
         self._enabled_at = enabled_at
         if self._pending > FLUSH_BYTES or time.monotonic() - self._flushed_at > FLUSH_PERIOD:
             self.flush()
+
+    def record_robot(self, values: Sequence[RobotValue]) -> None:
+        """Append values of the robot program's own topics as ``NT:<topic>`` entries, each
+        stamped with the simulated time it was published at (the last tick's when that is
+        unknown). A topic that changes its type keeps its first; values of a type the data
+        log has no record for are skipped."""
+        for v in values:
+            if v.topic.startswith(SCHEMA_TOPICS) and isinstance(v.value, bytes):
+                self._log.addSchema(v.topic.removeprefix(SCHEMA_TOPICS), v.type, v.value,
+                                    FIRST_STAMP)
+                continue
+            t = v.sim_time if math.isfinite(v.sim_time) else self._last_time
+            ts = stamp(self._epoch + t)
+            name = ROBOT_TOPICS + v.topic
+            entry = self._robot.get(name)
+            if entry is None:
+                append = _robot_writer(self._log, name, v.type, ts)
+                if append is None:
+                    continue
+                entry = self._robot[name] = (v.type, append)
+            if entry[0] != v.type:
+                continue
+            try:
+                entry[1](v.value, ts)
+            except (TypeError, ValueError):
+                continue
+            self.records += 1
+            self._pending += RECORD_OVERHEAD + _payload(v.value)
 
     def values(self, snap: Snapshot) -> dict[str, Any]:
         """Entry name -> value of everything recorded from one snapshot."""
@@ -267,6 +308,39 @@ _STRUCTS: dict[str, type] = {"Pose2d": Pose2d, "ChassisSpeeds": ChassisSpeeds,
                               "MecanumDriveWheelSpeeds": MecanumDriveWheelSpeeds}
 _EVERY_TICK = {"double", "struct:Pose2d", "struct:ChassisSpeeds", "struct:SwerveModuleState[]",
                "struct:MecanumDriveWheelSpeeds"}
+
+
+# NT type of a robot program's topic -> (DataLog type, DataLogWriter method).
+_ROBOT_APPEND = {
+    "double": ("double", "appendDouble"), "float": ("float", "appendFloat"),
+    "int": ("int64", "appendInteger"), "boolean": ("boolean", "appendBoolean"),
+    "string": ("string", "appendString"), "json": ("json", "appendString"),
+    "double[]": ("double[]", "appendDoubleArray"), "float[]": ("float[]", "appendFloatArray"),
+    "int[]": ("int64[]", "appendIntegerArray"), "boolean[]": ("boolean[]", "appendBooleanArray"),
+    "string[]": ("string[]", "appendStringArray"),
+}
+
+
+def _robot_writer(dlog: wpiutil.DataLogWriter, name: str, nt_type: str, ts: int
+                  ) -> Callable[[Any, int], None] | None:
+    """Start entry ``name`` for a robot topic of NT type ``nt_type`` and return its append
+    function (value, timestamp µs); raw, struct, protobuf and other byte types are raw records
+    under their own type string. None for a type with no record (an empty type)."""
+    if not nt_type:
+        return None
+    log_type, method = _ROBOT_APPEND.get(nt_type, (nt_type, "appendRaw"))
+    entry = dlog.start(name, log_type, json.dumps({"source": "robot program"}), ts)
+    append = getattr(dlog, method)
+    return lambda value, stamp_us: append(entry, value, stamp_us)
+
+
+def _payload(value: Any) -> int:
+    """Bytes a value takes in a record (an upper bound for arrays of strings)."""
+    if isinstance(value, (bytes, str)):
+        return len(value)
+    if isinstance(value, (list, tuple)):
+        return sum(len(v) + 4 if isinstance(v, str) else 8 for v in value)
+    return 8
 
 
 def _writer(dlog: wpiutil.DataLogWriter, entry: int, nt_type: str) -> Writer:

@@ -614,12 +614,14 @@ class _Element:
     max_y: float
     points: Polygon
     normals: Polygon
+    name: str = ""
 
 
 class Obstacles:
     """Static field elements (convex ``Obstacle`` polygons) that robots bump into.
 
-    restitution e in [0, 1] and friction μ ≥ 0 between bumpers and the elements.
+    restitution e in [0, 1] and friction μ ≥ 0 between bumpers and the elements. After each
+    ``resolve``, ``touched`` names the elements it found in contact (in field order).
     """
 
     def __init__(self, obstacles: Sequence[Obstacle], restitution: float, friction: float):
@@ -636,8 +638,9 @@ class Obstacles:
             check_convex(points, f"obstacle {ob.name!r}")
             xs, ys = [p[0] for p in points], [p[1] for p in points]
             elements.append(_Element(min(xs), min(ys), max(xs), max(ys), points,
-                                     _normals(points)))
+                                     _normals(points), ob.name))
         self._elements = tuple(elements)
+        self.touched: tuple[str, ...] = ()
 
     def near(self, x: float, y: float, reach: float) -> bool:
         """Whether a body centred at (x, y) (m) with bounding radius ``reach`` (m) may touch
@@ -657,6 +660,7 @@ class Obstacles:
         """
         shape = _shape(polygon)
         r, x, y = shape.radius, body.x, body.y
+        self.touched = ()
         near = [el for el in self._elements
                 if x + r > el.min_x and x - r < el.max_x and y + r > el.min_y
                 and y - r < el.max_y]
@@ -672,6 +676,7 @@ class Obstacles:
             if found is None:
                 continue
             nx, ny, depth, points, on_element = found
+            self.touched += (el.name,)
             body.x -= nx * depth
             body.y -= ny * depth
             placed = None

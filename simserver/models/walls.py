@@ -37,6 +37,11 @@ class FieldWalls:
         self.width = width
         self.restitution = restitution
         self.friction = friction
+        # Wall names, in the order resolve() tries them; ``touched``: those the last resolve()
+        # found a corner beyond.
+        self.names = ("blue alliance wall (x = 0)", f"red alliance wall (x = {length:.2f} m)",
+                      "side wall (y = 0)", f"side wall (y = {width:.2f} m)")
+        self.touched: tuple[str, ...] = ()
 
     def corners(self, body: Body, half_length: float, half_width: float
                 ) -> list[tuple[float, float]]:
@@ -63,7 +68,8 @@ class FieldWalls:
                  (0.0, 1.0, 0.0), (0.0, -1.0, -self.width))
         contacts: list[tuple[float, float, float, float]] = []  # corner offset r, normal n
         corners: list[tuple[float, float]] | None = None
-        for nx, ny, off in walls:
+        self.touched = ()
+        for name, (nx, ny, off) in zip(self.names, walls, strict=True):
             if corners is None:  # at first, and again once a push has moved the body
                 corners = self.corners(body, half_length, half_width)
             depth = 0.0  # of the corner farthest outside, m
@@ -73,6 +79,7 @@ class FieldWalls:
                     depth = d
             if depth == 0.0:  # no corner outside
                 continue
+            self.touched += (name,)
             body.x += nx * depth
             body.y += ny * depth
             contacts += [(cx - body.x + nx * depth, cy - body.y + ny * depth, nx, ny)

@@ -151,7 +151,7 @@ def disable() -> None:
 def config_text(extra: str = "", left: str | None = None, right: str | None = None) -> str:
     """The smallest valid config (motors left and right, ``hal = left/right`` as TOML values)
     plus ``extra``."""
-    text = '[motors.left]\ntype = "CIM"\n'
+    text = '[drivetrain]\n\n[motors.left]\ntype = "CIM"\n'
     text += f"hal = {left}\n" if left else ""
     text += '\n[motors.right]\ntype = "CIM"\n'
     text += f"hal = {right}\n" if right else ""

@@ -11,8 +11,8 @@ from simserver.config.hal import HalAddress, HalAddressError, examples, parse
 from simserver.config.loader import ConfigError, loads
 from tests.worlds import LIFT, WIRED_SOLENOIDS_SWITCHES
 
-# The smallest valid config: the drivetrain needs motors named left and right.
-BASE = '[motors.left]\ntype = "CIM"\n\n[motors.right]\ntype = "CIM"\n'
+# The smallest valid config with a drivetrain: it needs motors named left and right.
+BASE = '[drivetrain]\n\n[motors.left]\ntype = "CIM"\n\n[motors.right]\ntype = "CIM"\n'
 # A mechanism with a position, so limit switches have something to sense.
 LIFT_MOTOR = LIFT + '\n[motors.lift]\ntype = "Kraken X60"\n'
 
@@ -43,7 +43,8 @@ def rejected(text: str, role: str) -> bool:
 def left_hal(value: str, right: str | None = None) -> str:
     """The base config with ``hal = <value>`` (TOML) in [motors.left] (and ``right`` in
     [motors.right])."""
-    text = f'[motors.left]\ntype = "CIM"\nhal = {value}\n\n[motors.right]\ntype = "CIM"\n'
+    text = f'[drivetrain]\n\n[motors.left]\ntype = "CIM"\nhal = {value}\n\n[motors.right]\n'
+    text += 'type = "CIM"\n'
     return text + (f"hal = {right}\n" if right is not None else "")
 
 

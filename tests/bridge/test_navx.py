@@ -15,6 +15,7 @@ from tests.ntutil import wait_for
 navx = pytest.importorskip("navx")
 
 CONFIG = """
+[drivetrain]
 [motors.left]
 type = "CIM"
 [motors.right]

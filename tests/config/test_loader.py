@@ -243,8 +243,8 @@ def test_load_missing_file_says_file_not_found(tmp_path):
     assert str(exc.value) == f"{missing}: file not found"
 
 
-def test_empty_config_needs_motors_for_the_drivetrain():
-    err = config_error("")
+def test_empty_drivetrain_table_needs_motors_for_the_differential_drive():
+    err = config_error("[drivetrain]\n")
     paths = {i.path for i in err.issues}
     assert {"drivetrain.left", "drivetrain.right"} <= paths
     assert "none are defined: add a [motors.NAME] table" in str(err)
@@ -260,3 +260,52 @@ def test_load_section_builds_one_table_with_defaults_and_units():
     with pytest.raises(ConfigError) as exc:
         load_section(BatteryConfig, {"resistence": "1 ohm"}, source="test")
     assert "test: resistence: unknown key; did you mean 'resistance'?" in str(exc.value)
+
+
+# --- a robot without a drivetrain ---------------------------------------------------------------
+
+ARM_BENCH = """
+[motors.arm]
+type = "775pro"
+hal = "pwm:2"
+
+[mechanisms.arm]
+type = "arm"
+motor = "arm"
+gearing = 200
+length = "30 in"
+mass = "8 kg"
+"""
+
+
+def test_config_without_drivetrain_table_has_no_drivetrain():
+    cfg = loads(ARM_BENCH)
+    assert cfg.drivetrain is None
+    assert cfg.drivetrain_type == "none"
+    assert set(cfg.motors) == {"arm"} and set(cfg.mechanisms) == {"arm"}
+
+
+def test_empty_config_is_a_robot_without_drivetrain():
+    cfg = loads("")
+    assert (cfg.drivetrain, cfg.drivetrain_type, cfg.motors) == (None, "none", {})
+
+
+def test_drivetrain_table_without_type_is_still_differential():
+    cfg = loads(ARM_BENCH + '[motors.left]\ntype = "CIM"\n[motors.right]\ntype = "CIM"\n'
+                "[drivetrain]\n")
+    assert cfg.drivetrain_type == "differential"
+    assert (cfg.drivetrain.left, cfg.drivetrain.right) == ("left", "right")
+
+
+def test_bundled_kitbot_keeps_its_differential_drivetrain():
+    cfg = load_default()
+    assert cfg.drivetrain is not None
+    assert cfg.drivetrain_type == "differential"
+
+
+def test_encoder_on_a_motor_without_mechanism_says_there_is_no_drivetrain():
+    err = config_error(ARM_BENCH + '[motors.spare]\ntype = "NEO"\n'
+                       '[encoders.spare]\nmotor = "spare"\n')
+    assert [i.path for i in err.issues] == ["encoders.spare.motor"]
+    assert "drives no mechanism with a position" in str(err)
+    assert "no [drivetrain]" in str(err)

@@ -273,6 +273,8 @@ def data_of(messages: list[Msg], kind: str, device: str) -> dict[str, Any]:
 PROBE = '\n[motors.probe]\ntype = "CIM"\nhal = "pwm:9"\n'
 
 DRIVE = """
+[drivetrain]
+
 [motors.left]
 type = "CIM"
 hal = ["pwm:0", "pwm:1"]

@@ -19,7 +19,16 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from simserver.io.stepwire import MAX_LINE, VERSION, Link, LinkError
+from simserver.io.stepwire import (
+    MAX_LINE,
+    VERSION,
+    Attacher,
+    Link,
+    LinkError,
+    LinkTimeout,
+    Refused,
+    attach,
+)
 
 
 @pytest.fixture
@@ -311,3 +320,105 @@ def test_long_message_under_the_limit_is_received(links):
         assert b.receive(10.0) == big
     finally:
         sender.join(5.0)
+
+
+# --- real time: polling, greeting, attaching -------------------------------------------------
+
+
+def test_receive_zero_returns_what_has_arrived_and_times_out_otherwise(links):
+    a, b = links
+    with pytest.raises(LinkTimeout):
+        b.receive(0.0)
+    a.send({"n": 1})
+    time.sleep(0.05)
+    assert b.receive(0.0) == {"n": 1}
+    with pytest.raises(LinkTimeout):
+        b.receive(0.0)
+    a.send({"n": 2})  # the link is still usable after a timeout
+    assert b.receive(1.0) == {"n": 2}
+
+
+def _bridge_stub(greeting: dict | None) -> tuple[socket.socket, threading.Thread, list[dict]]:
+    """A listening socket that answers one simserver greeting with ``greeting`` (None: stays
+    silent); the greetings it got are appended to the returned list."""
+    server = socket.create_server(("127.0.0.1", 0))
+    got: list[dict] = []
+
+    def serve() -> None:
+        conn, _ = server.accept()
+        link = Link(conn)
+        got.append(link.receive(5.0))
+        if greeting is not None:
+            link.send(greeting)
+        time.sleep(0.5)
+        link.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    return server, thread, got
+
+
+def test_attach_greets_with_the_mode_and_returns_the_period():
+    server, thread, got = _bridge_stub({"hello": "bridge", "version": VERSION, "period": 0.02,
+                                        "mode": "realtime"})
+    with server:
+        link, period = attach("127.0.0.1", server.getsockname()[1], "realtime", 2.0)
+        link.close()
+    thread.join(5)
+    assert period == 0.02
+    assert got == [{"hello": "simserver", "version": VERSION, "mode": "realtime"}]
+
+
+def test_attach_reports_the_bridges_refusal():
+    server, thread, _ = _bridge_stub({"hello": "bridge", "version": VERSION,
+                                      "refused": "another simserver is attached"})
+    with server, pytest.raises(Refused, match="another simserver"):
+        attach("127.0.0.1", server.getsockname()[1], "realtime", 2.0)
+    thread.join(5)
+
+
+@pytest.mark.parametrize("greeting", [
+    {"hello": "bridge", "version": VERSION, "period": 0.02, "mode": "lockstep"},  # wrong mode
+    {"hello": "bridge", "version": VERSION, "period": -1.0, "mode": "realtime"},
+    {"hello": "other"},
+])
+def test_attach_rejects_a_wrong_greeting(greeting):
+    server, thread, _ = _bridge_stub(greeting)
+    with server, pytest.raises(LinkError) as info:
+        attach("127.0.0.1", server.getsockname()[1], "realtime", 2.0)
+    assert not isinstance(info.value, Refused)
+    thread.join(5)
+
+
+def test_attacher_keeps_trying_until_a_bridge_listens():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    attacher = Attacher("127.0.0.1", port, "realtime", 2.0, interval=0.05)
+    attacher.start()
+    try:
+        time.sleep(0.3)
+        assert attacher.take() is None  # nothing listens yet
+        server = socket.create_server(("127.0.0.1", port))
+        with server:
+            conn_thread = threading.Thread(target=lambda: _answer(server), daemon=True)
+            conn_thread.start()
+            deadline = time.monotonic() + 5
+            found = None
+            while found is None and time.monotonic() < deadline:
+                found = attacher.take()
+                time.sleep(0.02)
+            assert found is not None and found[1] == 0.01
+            found[0].close()
+            conn_thread.join(5)
+    finally:
+        attacher.stop()
+
+
+def _answer(server: socket.socket) -> None:
+    conn, _ = server.accept()
+    link = Link(conn)
+    link.receive(5.0)
+    link.send({"hello": "bridge", "version": VERSION, "period": 0.01, "mode": "realtime"})
+    time.sleep(0.3)
+    link.close()

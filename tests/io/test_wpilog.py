@@ -22,7 +22,7 @@ from wpiutil.log import DataLogReader
 from simserver.config.loader import default_config_text, load, loads
 from simserver.io import topics, wpilog
 from simserver.io.scripted import load_script
-from simserver.io.stepwire import Link
+from simserver.io.stepwire import VERSION, Link
 from simserver.io.wpilog import RecordError, WpilogRecorder, read_recording
 from simserver.session import RunOptions, Session
 from simserver.world import World
@@ -268,7 +268,7 @@ def fake_bridge(server: socket.socket, periods: int, mode_from: int) -> threadin
         conn, _ = server.accept()
         link = Link(conn)
         link.receive(5)
-        link.send({"hello": "bridge", "version": 1, "period": 0.02})
+        link.send({"hello": "bridge", "version": VERSION, "mode": "lockstep", "period": 0.02})
         for k in range(periods):
             mode = "autonomous" if k >= mode_from else "disabled"
             link.send({"time": 0.02 * k, "values": {

@@ -1,0 +1,374 @@
+"""Turn a discovery listing (:mod:`simserver.bridge.discovery`) into a commented
+simserver.toml: every device wired with ``hal = ...``, physical values the program cannot
+tell given typical values and marked ``# CONFIRM:``.
+
+    text = draft(json.loads(Path("listing.json").read_text()))
+
+Guesses, in order: the drivetrain from the program's ``wpilib.drive`` objects (their sides or
+wheels found by commanding them), else from its wpimath kinematics objects and the attribute
+names of its motors (``frontLeftDrive``, ``leftLeader``); the other motors become mechanisms
+named after their attribute (``arm`` -> arm, ``elevator`` -> elevator, anything else a
+flywheel to confirm); each encoder goes with the motor whose attribute path it shares most
+words with.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+CONFIRM = "# CONFIRM:"
+# Motor type guessed from the controller class (the motor it usually drives).
+MOTOR_BY_CLASS = {"PWMSparkMax": "NEO", "PWMSparkFlex": "NEO Vortex", "PWMTalonFX": "Kraken X60",
+                  "PWMTalonSRX": "CIM", "PWMVictorSPX": "CIM", "Talon": "CIM", "VictorSP": "CIM",
+                  "Spark": "CIM", "PWMVenom": "CIM", "Koors40": "CIM", "talonfx": "Kraken X60",
+                  "sparkmax": "NEO", "sparkflex": "NEO Vortex", "TalonFX": "Kraken X60",
+                  "SparkMax": "NEO", "SparkFlex": "NEO Vortex"}
+GENERIC = {"robot", "m", "self", "motor", "motors", "controller", "leader", "follower", "main",
+           "encoder", "enc", "sensor", "drivetrain", "subsystem", "container", "s", "l", "r",
+           "spark", "max", "talon", "fx", "pwm", "can"}
+STEER_WORDS = {"turn", "turning", "steer", "steering", "azimuth", "angle", "rotation", "rot"}
+MECHANISM_WORDS = (("arm", ("arm", "shoulder", "wrist", "pivot", "elbow")),
+                   ("elevator", ("elevator", "lift", "climber", "climb", "telescope")),
+                   ("flywheel", ("shooter", "flywheel", "launcher", "intake", "roller",
+                                 "feeder", "indexer")))
+CORNERS = {"front_left": ({"front", "fl"}, {"left", "fl"}),
+           "front_right": ({"front", "fr"}, {"right", "fr"}),
+           "rear_left": ({"rear", "back", "bl", "rl"}, {"left", "bl", "rl"}),
+           "rear_right": ({"rear", "back", "br", "rr"}, {"right", "br", "rr"})}
+TYPICAL_CPR = (4096, 2048, 1024, 512, 360, 256, 250, 128, 100, 42, 20, 8192)
+
+
+def words(path: str) -> list[str]:
+    """Lower-case words of an attribute path: ``robot.drive.frontLeftDrive`` ->
+    [robot, drive, front, left, drive]."""
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", path)
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+def meaningful(path: str) -> set[str]:
+    """The words of ``path`` that tell devices apart (not "motor", "robot", ...)."""
+    return {w for w in words(path) if w not in GENERIC and not w.isdigit()}
+
+
+@dataclass
+class Motor:
+    """One motor output of the draft: its config name, HAL addresses (leader first), count of
+    motors, controller class, inversion and the object path it came from."""
+
+    name: str
+    hal: list[str]
+    count: int
+    cls: str
+    inverted: bool = False
+    path: str = ""
+    role: str = ""  # "drive", "steer", "mechanism"
+
+    @property
+    def words(self) -> set[str]:
+        return meaningful(self.path)
+
+
+@dataclass
+class Draft:
+    """What the listing says, grouped for writing."""
+
+    motors: list[Motor] = field(default_factory=list)
+    drivetrain: dict[str, Any] | None = None
+    mechanisms: dict[str, tuple[str, str]] = field(default_factory=dict)  # name -> (type, motor)
+    encoders: list[dict[str, Any]] = field(default_factory=list)
+    gyro: str | None = None
+    extra_gyros: list[str] = field(default_factory=list)
+    solenoids: list[tuple[str, str, dict[str, Any]]] = field(default_factory=list)
+    switches: list[tuple[str, str, str]] = field(default_factory=list)  # (name, address, path)
+    analogs: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _unique(base: str, taken: set[str]) -> str:
+    base = re.sub(r"[^A-Za-z0-9_]+", "_", base).strip("_") or "motor"
+    name, i = base, 2
+    while name in taken:
+        name, i = f"{base}{i}", i + 1
+    taken.add(name)
+    return name
+
+
+def _name_of(path: str, fallback: str) -> str:
+    """A config name from an attribute path: the telling words of its last attribute, after
+    those of the object holding it when the last one only says what kind of motor it is
+    (``robot.arm.motor`` -> arm, ``robot.swerve.frontLeft.driveMotor`` -> front_left_drive)."""
+    parts = [p for p in path.split(".")[1:] if p and not p.startswith("[")] or [""]
+    kept = [w for w in words(parts[-1]) if w not in GENERIC]
+    if set(kept) <= STEER_WORDS | {"drive"} and len(parts) > 1:
+        kept = [w for w in words(parts[-2]) if w not in GENERIC] + kept
+    return "_".join(kept) or fallback
+
+
+def motors_of(listing: dict[str, Any]) -> list[Motor]:
+    """Motor outputs: each leader with its followers, then PWM and CAN motor controllers with
+    no Python object the discovery could reach."""
+    objects = {m["channel"]: m for m in listing.get("motors", [])}
+    followers = {int(ch) for m in objects.values() for ch in m["followers"]}
+    taken: set[str] = set()
+    out = []
+    for ch, m in sorted(objects.items()):
+        if ch in followers:
+            continue
+        same = [f"pwm:{f}" for f, sign in sorted(m["followers"].items(), key=lambda x: int(x[0]))
+                if sign > 0]
+        out.append(Motor(_unique(_name_of(m["path"], f"pwm{ch}"), taken), [f"pwm:{ch}", *same],
+                         1 + len(m["followers"]), m["class"], m["inverted"], m["path"]))
+    known = {f"pwm:{c}" for c in objects} | {f"pwm:{c}" for c in followers}
+    can = {(c["class"].lower(), c["id"]): c for c in listing.get("can", [])}
+    for dev in listing.get("devices", []):
+        address = dev["address"]
+        if dev["role"] != "motor" or address in known:
+            continue
+        kind, _, num = address.partition(":")
+        obj = can.get((kind, int(num) if num.isdigit() else None), {})
+        path = obj.get("path", "")
+        out.append(Motor(_unique(_name_of(path, f"{kind}{num}"), taken), [address], 1,
+                         obj.get("class", kind), path=path))
+    return out
+
+
+def _group_with(motors: list[Motor], channels: list[int]) -> Motor | None:
+    """The motor output whose controllers include one of the PWM ``channels``."""
+    addresses = {f"pwm:{c}" for c in channels}
+    return next((m for m in motors if addresses & set(m.hal)), None)
+
+
+def _corner(m: Motor) -> str | None:
+    w = m.words
+    for corner, (fb, lr) in CORNERS.items():
+        if w & fb and w & lr:
+            return corner
+    return None
+
+
+def guess_drivetrain(listing: dict[str, Any], motors: list[Motor], draft: Draft) -> None:
+    """Fill ``draft.drivetrain`` (and the drive motors' roles) when the program shows one."""
+    kin = {k["class"]: k for k in listing.get("kinematics", [])}
+    for drive in listing.get("drives", []):
+        if drive["class"] == "DifferentialDrive":
+            left, right = _group_with(motors, drive["left"]), _group_with(motors, drive["right"])
+            if left and right and left is not right:
+                _rename(left, "left", motors)
+                _rename(right, "right", motors)
+                _tank(draft, left, right, kin, f"the program's DifferentialDrive {drive['path']}")
+                return
+        if drive["class"] == "MecanumDrive":
+            wheels = {c: _group_with(motors, drive[c]) for c in CORNERS}
+            if all(wheels.values()) and len({id(w) for w in wheels.values()}) == 4:
+                for corner, wheel in wheels.items():
+                    assert wheel is not None
+                    _rename(wheel, corner, motors)
+                _mecanum(draft, wheels, kin, f"the program's MecanumDrive {drive['path']}")
+                return
+    swerve = next((k for c, k in kin.items() if c.startswith("SwerveDrive")), None)
+    if swerve is not None and _swerve(draft, motors, swerve, listing):
+        return
+    corners: dict[str, Motor] = {}
+    for m in motors:
+        c = _corner(m)
+        if c is not None and c not in corners:
+            corners[c] = m
+    if "MecanumDriveKinematics" in kin and len(corners) == 4:
+        _mecanum(draft, corners, kin, f"the program's MecanumDriveKinematics "
+                 f"{kin['MecanumDriveKinematics']['path']} and motor names")
+        return
+    lefts = [m for m in motors if "left" in m.words and "right" not in m.words]
+    rights = [m for m in motors if "right" in m.words and "left" not in m.words]
+    sided = "DifferentialDriveKinematics" in kin or any(
+        {"drive", "drivetrain"} & set(words(m.path)) for m in lefts + rights)
+    if len(lefts) == 1 and len(rights) == 1 and sided:
+        _tank(draft, lefts[0], rights[0], kin, "the names of its motors")
+
+
+def _rename(motor: Motor, name: str, motors: list[Motor]) -> None:
+    """Call ``motor`` ``name`` (a drive object told its place) unless its own name says it or
+    another motor has that name."""
+    if not set(name.split("_")) <= meaningful(motor.path) and all(m.name != name
+                                                                  for m in motors):
+        motor.name = name
+
+
+def _tank(draft: Draft, left: Motor, right: Motor, kin: dict[str, Any], why: str) -> None:
+    left.role = right.role = "drive"
+    track = kin.get("DifferentialDriveKinematics", {}).get("track_width")
+    draft.drivetrain = {"type": "differential", "why": why, "left": left.name,
+                        "right": right.name, "track_width": track}
+
+
+def _mecanum(draft: Draft, wheels: Mapping[str, Motor | None], kin: dict[str, Any],
+             why: str) -> None:
+    for m in wheels.values():
+        assert m is not None
+        m.role = "drive"
+    modules = kin.get("MecanumDriveKinematics", {}).get("modules")
+    track = wheelbase = None
+    if modules:
+        (flx, fly), (_, fry), (rlx, _), _ = modules
+        track, wheelbase = abs(fly - fry), abs(flx - rlx)
+    draft.drivetrain = {"type": "mecanum", "why": why, "track_width": track,
+                        "wheelbase": wheelbase,
+                        **{c: m.name for c, m in wheels.items() if m is not None}}
+
+
+def _swerve(draft: Draft, motors: list[Motor], kin: dict[str, Any],
+            listing: dict[str, Any]) -> bool:
+    """Swerve modules: motors grouped by the object that holds them (``frontLeft.driveMotor``
+    and ``frontLeft.turningMotor``), placed by the kinematics' module positions, matched by
+    corner names or by the program's Translation2d attributes."""
+    holders: dict[str, dict[str, Motor]] = {}
+    for m in motors:
+        parent = m.path.rpartition(".")[0]
+        kind = "steer" if m.words & STEER_WORDS else "drive"
+        holders.setdefault(parent, {}).setdefault(kind, m)
+    modules = {p: ms for p, ms in holders.items() if {"drive", "steer"} <= set(ms)}
+    positions: list[list[float]] = kin["modules"]
+    if len(modules) != len(positions) or len(modules) < 2:
+        return False
+    located = {t["path"]: (t["x"], t["y"]) for t in listing.get("translations", [])}
+    placed = []
+    free = list(positions)
+    for i, (parent, ms) in enumerate(modules.items()):
+        name = _name_of(parent, f"module{i}")
+        key = meaningful(parent.rpartition(".")[2] or parent)
+        where = next((xy for p, xy in located.items() if key and key <= meaningful(p)
+                      and list(xy) in free), None)
+        xy = list(where) if where is not None else free[0]
+        free.remove(xy)
+        ms["drive"].role, ms["steer"].role = "drive", "steer"
+        placed.append((name, xy, ms["drive"].name, ms["steer"].name))
+    draft.drivetrain = {"type": "swerve", "why": f"the program's {kin['class']} {kin['path']}",
+                        "modules": placed}
+    return True
+
+
+def guess_mechanisms(listing: dict[str, Any], motors: list[Motor], draft: Draft) -> None:
+    """A mechanism for every motor the drivetrain does not use, typed by its name (or by the
+    program's one WPILib mechanism simulation)."""
+    sims = [s["class"] for s in listing.get("mechanism_sims", [])]
+    rest = [m for m in motors if not m.role]
+    taken = set(draft.mechanisms)
+    for m in rest:
+        m.role = "mechanism"
+        kind = next((k for k, ws in MECHANISM_WORDS if set(words(m.path)) & set(ws)), None)
+        if kind is None and len(rest) == 1 and len(sims) == 1:
+            kind = {"SingleJointedArmSim": "arm", "ElevatorSim": "elevator"}.get(sims[0])
+        if kind is None:
+            kind = "flywheel?"
+        draft.mechanisms[_unique(m.name, taken)] = (kind, m.name)
+
+
+def _angle_unit(dpp: float) -> tuple[str, int | None]:
+    """The angle unit (or ticks with counts per revolution) in which ``dpp`` is a whole
+    fraction of a turn: a program whose distance is in radians reads radians."""
+    for unit, turn in (("rad", 2 * math.pi), ("deg", 360.0), ("rotations", 1.0)):
+        cpr = turn / dpp if dpp > 0 else 0.0
+        if cpr > 1 and abs(cpr - round(cpr)) < 1e-6 * cpr and round(cpr) in TYPICAL_CPR:
+            return unit, None
+    return "ticks", 2048
+
+
+def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -> None:
+    """Each encoder with the motor it most likely measures, in a unit that keeps the
+    program's distance-per-pulse working."""
+    objects: dict[Any, dict[str, Any]] = {tuple(e["channels"]): e
+                                          for e in listing.get("encoders", [])}
+    objects.update({f"cancoder:{c['id']}": c for c in listing.get("can", [])
+                    if c["class"] == "CANcoder"})
+    kinds = {name: kind for name, (kind, _) in draft.mechanisms.items()}
+    mech_of = {motor: name for name, (_, motor) in draft.mechanisms.items()}
+    taken: set[str] = set()
+    for dev in listing.get("devices", []):
+        if dev["role"] != "encoder":
+            continue
+        address = dev["address"]
+        detail = dev.get("detail", {})
+        obj = objects.get(tuple(detail.get("channels", ())) or address, {})
+        path = obj.get("path", "")
+        best = _closest(path, motors)
+        entry: dict[str, Any] = {"address": address, "label": dev["label"], "path": path,
+                                 "motor": best.name if best else None}
+        dpp = detail.get("distance_per_pulse", 0.0)
+        if address.startswith("cancoder:"):
+            turns = best is not None and (best.role == "steer" or kinds.get(
+                mech_of.get(best.name, ""), "").rstrip("?") == "arm")
+            entry.update(unit="rotations", absolute=turns)
+        elif best is None:
+            pass
+        elif best.role == "drive":
+            entry["unit"] = "m"
+        elif best.role == "steer":
+            entry["unit"] = _angle_unit(dpp)[0] if address.startswith("encoder:") else "rotations"
+        else:
+            kind = kinds.get(mech_of.get(best.name, ""), "")
+            entry["unit"] = "m" if kind == "elevator" else _angle_unit(dpp)[0]
+        if entry.get("unit") == "ticks":
+            entry["ticks_per_revolution"] = _angle_unit(dpp)[1]
+        entry["inverted"] = bool(detail.get("reverse"))
+        base = _name_of(path, "") or (best.name if best else address.replace(":", ""))
+        entry["name"] = _unique(base, taken)
+        draft.encoders.append(entry)
+    for m in motors:  # the integrated sensor of a CAN motor controller turns with the motor
+        kind = m.hal[0].partition(":")[0]
+        if kind in ("talonfx", "sparkmax", "sparkflex"):
+            draft.encoders.append({
+                "address": m.hal[0], "label": f"{m.hal[0]} integrated sensor", "path": m.path,
+                "motor": m.name, "unit": "rotations", "mount": "motor", "inverted": False,
+                "name": _unique(f"{m.name}_{'rotor' if kind == 'talonfx' else 'encoder'}",
+                                taken)})
+
+
+def _closest(path: str, motors: list[Motor]) -> Motor | None:
+    """The motor whose attribute path shares the most telling words with ``path`` (ties: the
+    one under the same parent object); None if no word is shared."""
+    if not path:
+        return motors[0] if len(motors) == 1 else None
+    mine = meaningful(path)
+    parent = path.rpartition(".")[0]
+    scored = [(len(mine & m.words) + (0.5 if m.path.rpartition(".")[0] == parent else 0.0), m)
+              for m in motors]
+    scored = [s for s in scored if s[0] >= 1.0]
+    if not scored:
+        same = [m for m in motors if m.path.rpartition(".")[0] == parent]
+        return same[0] if len(same) == 1 else None
+    best = max(s for s, _ in scored)
+    winners = [m for s, m in scored if s == best]
+    return winners[0] if len(winners) == 1 else None
+
+
+def build(listing: dict[str, Any]) -> Draft:
+    """Every guess about the program of ``listing``."""
+    draft = Draft()
+    draft.motors = motors_of(listing)
+    guess_drivetrain(listing, draft.motors, draft)
+    guess_mechanisms(listing, draft.motors, draft)
+    guess_encoders(listing, draft.motors, draft)
+    modules = {d["detail"].get("module") for d in listing.get("devices", [])
+               if d["role"] == "pneumatics"}
+    kind = "ctre" if "ctre" in modules or not modules else "rev"
+    taken: set[str] = {m.name for m in draft.motors}
+    for sol in listing.get("solenoids", []):
+        draft.solenoids.append((_unique(_name_of(sol["path"], f"solenoid{sol['channel']}"),
+                                        taken), f"{kind}:{sol['channel']}", sol))
+    inputs = {f"dio:{i['channel']}": i["path"] for i in listing.get("inputs", [])}
+    for dev in listing.get("devices", []):
+        if dev["role"] == "switch":
+            path = inputs.get(dev["address"], "")
+            name = _name_of(path, "") or dev["address"].replace(":", "")
+            draft.switches.append((_unique(name, taken), dev["address"], path))
+        elif dev["role"] == "gyro":
+            if draft.gyro is None:
+                draft.gyro = dev["address"]
+            else:
+                draft.extra_gyros.append(dev["address"])
+        elif dev["role"] == "analog":
+            draft.analogs.append(dev["address"])
+    return draft

@@ -1,0 +1,111 @@
+"""The guesses of `simserver init` from discovery listings written by hand (no robot
+program): names, followers, units, what is left for the user, and a config that loads."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from simserver.config.loader import loads
+from simserver.initcmd.draft import CONFIRM, _angle_unit, _name_of, build, words
+from simserver.initcmd.render import render
+
+
+def motor(path: str, channel: int, cls: str = "PWMSparkMax", inverted: bool = False,
+          followers: dict[str, int] | None = None) -> dict:
+    return {"path": path, "class": cls, "channel": channel, "inverted": inverted,
+            "followers": followers or {}}
+
+
+def pwm(*channels: int) -> list[dict]:
+    return [{"role": "motor", "address": f"pwm:{c}", "label": f"PWM {c}", "aliases": [],
+             "detail": {}} for c in channels]
+
+
+def encoder(a: int, dpp: float, reverse: bool = False) -> dict:
+    return {"role": "encoder", "address": f"encoder:{a}", "label": f"Encoder on DIO {a}",
+            "aliases": [f"encoder:{a + 1}"],
+            "detail": {"channels": [a, a + 1], "distance_per_pulse": dpp, "reverse": reverse}}
+
+
+def test_words_split_camel_case_and_underscores():
+    assert words("robot.drive.frontLeftDrive") == ["robot", "drive", "front", "left", "drive"]
+    assert words("robot.m_left_leader") == ["robot", "m", "left", "leader"]
+
+
+@pytest.mark.parametrize(("path", "name"), [
+    ("robot.drive.leftLeader", "left"),
+    ("robot.arm.motor", "arm"),
+    ("robot.swerve.frontLeft.driveMotor", "front_left_drive"),
+    ("robot.intakeRoller", "intake_roller"),
+    ("", "fallback"),
+])
+def test_config_names_come_from_the_telling_words_of_the_attribute_path(path, name):
+    assert _name_of(path, "fallback") == name
+
+
+@pytest.mark.parametrize(("dpp", "unit"), [
+    (2 * math.pi / 4096, "rad"), (360 / 2048, "deg"), (1 / 42, "rotations"), (0.0123, "ticks"),
+])
+def test_angle_unit_is_the_one_in_which_a_pulse_is_a_whole_fraction_of_a_turn(dpp, unit):
+    assert _angle_unit(dpp)[0] == unit
+
+
+def test_a_follower_turning_the_other_way_counts_but_is_not_averaged():
+    listing = {"devices": pwm(1, 2, 3),
+               "motors": [motor("robot.climber", 1, followers={"2": 1, "3": -1}),
+                          motor("robot.climberB", 2), motor("robot.climberC", 3)]}
+    draft = build(listing)
+    [m] = draft.motors
+    assert (m.name, m.hal, m.count) == ("climber", ["pwm:1", "pwm:2"], 3)
+    assert draft.mechanisms == {"climber": ("elevator", "climber")}
+
+
+def test_a_motor_with_an_unknown_job_becomes_a_flywheel_to_confirm():
+    listing = {"devices": pwm(4), "motors": [motor("robot.thing", 4)]}
+    text = render(build(listing), "bot")
+    assert 'type = "flywheel"' in text and "what this motor turns" in text
+    assert loads(text).drivetrain is None
+
+
+def test_an_encoder_no_motor_claims_is_left_as_a_comment():
+    listing = {"devices": [*pwm(0, 1), encoder(4, 0.001)],
+               "motors": [motor("robot.shooter", 0), motor("robot.intake", 1)],
+               "encoders": [{"path": "robot.mysteryEncoder", "channels": [4, 5],
+                             "distance_per_pulse": 0.001, "reverse": False}]}
+    text = render(build(listing), "bot")
+    assert '# hal = "encoder:4"' in text
+    assert loads(text).encoders == {}
+
+
+def test_tank_sides_by_name_with_kinematics_track_width_and_reversed_encoder():
+    dpp = 2 * math.pi * 0.0762 / 360
+    listing = {"devices": [*pwm(0, 1), encoder(0, dpp), encoder(2, dpp, reverse=True),
+                           {"role": "gyro", "address": "navx", "label": "navX-Sensor[4]",
+                            "aliases": [], "detail": {}}],
+               "motors": [motor("robot.m_leftMotor", 0, "PWMTalonSRX"),
+                          motor("robot.m_rightMotor", 1, "PWMTalonSRX", inverted=True)],
+               "encoders": [{"path": "robot.m_leftEncoder", "channels": [0, 1],
+                             "distance_per_pulse": dpp, "reverse": False},
+                            {"path": "robot.m_rightEncoder", "channels": [2, 3],
+                             "distance_per_pulse": dpp, "reverse": True}],
+               "kinematics": [{"path": "robot.kin", "class": "DifferentialDriveKinematics",
+                               "track_width": 0.55}]}
+    text = render(build(listing), "bot")
+    cfg = loads(text)
+    assert (cfg.drivetrain.left, cfg.drivetrain.right) == ("left", "right")
+    assert cfg.drivetrain.track_width == pytest.approx(0.55)
+    assert cfg.motors["left"].type == "CIM" and cfg.motors["right"].inverted
+    assert {n: (e.motor, e.unit, e.inverted) for n, e in cfg.encoders.items()} == {
+        "left": ("left", "m", False), "right": ("right", "m", True)}
+    assert [str(a) for a in cfg.gyro.hal] == ["navx"]
+    confirms = [line for line in text.splitlines() if CONFIRM in line and line[0] != "#"]
+    assert len(confirms) == 5  # mass, 2 motor types, wheel diameter, gearing
+
+
+def test_an_empty_program_gives_a_config_without_drivetrain_that_loads():
+    text = render(build({"devices": []}), "empty")
+    cfg = loads(text)
+    assert cfg.drivetrain is None and cfg.motors == {}
+    assert "No drivetrain found" in text

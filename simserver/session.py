@@ -550,6 +550,20 @@ class Session:
 
     # --- lock-step ------------------------------------------------------------------------
 
+    def _note_missing(self, lines: object) -> None:
+        """The bridge's list of config addresses the robot program never created (first
+        message of a link): a warning each, and an error in a scenario run, whose result would
+        otherwise be judged on a robot driven at part power or with dead sensors."""
+        if not isinstance(lines, list) or not lines:
+            return
+        said = [str(line) for line in lines]
+        for line in said:
+            log.warning("%s", line)
+        if self.options.check is not None:
+            raise RunError(f"{len(said)} hal address(es) of the config name devices the robot "
+                           "program never created (listed above); fix simserver.toml before "
+                           "judging a scenario")
+
     def _connect_lockstep(self) -> Link:
         """Connect to the bridge's step port in lock-step, retrying until ``wait`` runs out."""
         opts, bridge = self.options, self.cfg.bridge
@@ -613,6 +627,7 @@ class Session:
                 values = message.get("values")
                 if not isinstance(values, dict):
                     raise LinkError("the bridge sent a message without values")
+                self._note_missing(message.get("missing"))
                 duties, states = decode_inputs(values, motors, solenoids, self.validator)
                 for name, duty in duties.items():
                     world.set_motor(name, duty)

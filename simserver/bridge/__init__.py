@@ -85,6 +85,8 @@ def loadExtension() -> None:
             _say(f"the robot program uses devices {path} does not wire:")
             for line in lines:
                 _say(f"  {line}")
+        for line in bridge.missing():
+            _say(f"{path}: {line}")
 
     def periodic() -> None:
         bridge.settle()

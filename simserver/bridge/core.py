@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from wpilib.simulation import DriverStationSim, RoboRioSim
+from wpilib.simulation import (
+    AnalogInputSim,
+    DIOSim,
+    DriverStationSim,
+    RoboRioSim,
+    SimDeviceSim,
+)
 
 from simserver import halmap
 from simserver.bridge import inventory
@@ -165,6 +171,43 @@ class Bridge:
             DriverStationSim.notifyNewData()
 
     # --- start-up report -------------------------------------------------------------------
+
+    def missing(self) -> list[str]:
+        """One line per ``hal`` address naming a device the program did not create (a motor
+        there would be averaged in as 0, a sensor written nowhere). Call after robotInit."""
+        created: set[str] = set()
+        for dev in inventory.devices():
+            created |= {dev.address, *dev.aliases}
+        sim_devices = set(SimDeviceSim.enumerateDevices(""))
+        out = []
+        for path, address in self._addresses():
+            ch = address.channel or 0
+            if address.kind == "simdevice":
+                found = address.device in sim_devices
+            elif address.kind == "dio":
+                found = DIOSim(ch).getInitialized()
+            elif address.kind == "analog":
+                found = AnalogInputSim(ch).getInitialized()
+            elif address.kind in ("ctre", "rev"):
+                found = address.kind in created  # the module: the HAL keeps no channel list
+            else:
+                found = str(address) in created
+            if not found:
+                out.append(f'{path}: hal = "{address}", but the robot program created no such '
+                           "device (check the channel or CAN id against robot.py, or run "
+                           "`simserver init`)")
+        return out
+
+    def _addresses(self) -> list[tuple[str, Any]]:
+        """(config key, address) of every ``hal`` address of the config."""
+        cfg = self.cfg
+        out: list[tuple[str, Any]] = []
+        for table, entries in (("motors", cfg.motors), ("encoders", cfg.encoders),
+                               ("solenoids", cfg.solenoids), ("switches", cfg.switches)):
+            for name, entry in entries.items():
+                out += [(f"{table}.{name}.hal", a) for a in entry.hal]
+        out += [("gyro.hal", a) for a in cfg.gyro.hal]
+        return out
 
     def unwired(self) -> list[str]:
         """One line per device the program created that no ``hal`` key names, with the line

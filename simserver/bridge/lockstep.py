@@ -203,8 +203,11 @@ class LockstepServer(threading.Thread):
 
     def _loop(self, link: Link) -> None:
         bridge, period, timeout = self.bridge, self.cfg.period, self.cfg.timeout
+        extra: dict[str, object] = {"missing": bridge.missing()}
         while True:
-            link.send({"time": wpilib.Timer.getFPGATimestamp(), "values": bridge.outputs()})
+            link.send({"time": wpilib.Timer.getFPGATimestamp(), "values": bridge.outputs(),
+                       **extra})
+            extra = {}
             reply = link.receive(timeout)
             if "bye" in reply:
                 self.say(f"simserver ended the run ({reply['bye']}); robot program exits")

@@ -4,7 +4,8 @@ When ``simserver run`` attaches in real time, every robot loop (the HAL's SimPer
 callback, on the robot thread, right after the program's periodic code and its physics.py)
 goes:
 
-1. send the outputs the program just set, with the robot time;
+1. send the outputs the program just set, with the robot time (the first message of a link
+   also lists the config's addresses the program never created: ``Bridge.missing``);
 2. wait at most ``budget`` (wall time) for simserver's answer: the sensors of the world
    advanced to the next period;
 3. write them into the HAL, so the next loop's robot code reads the world its outputs made,
@@ -39,6 +40,7 @@ class RealtimeSync:
         self.late = 0  # periods whose answer did not come within the budget
         self._link: Link | None = None
         self._pending = False
+        self._first = True  # the first message of a link also lists missing devices
         self._lock = threading.Lock()
 
     @property
@@ -51,7 +53,7 @@ class RealtimeSync:
         with self._lock:
             if self._link is not None:
                 return False
-            self._link, self._pending = link, False
+            self._link, self._pending, self._first = link, False, True
             return True
 
     def periodic(self) -> bool:
@@ -64,8 +66,12 @@ class RealtimeSync:
             if self._pending and not self._collect(link, 0.0):
                 self._count_late()
                 return True
-            link.send({"time": wpilib.Timer.getFPGATimestamp(),
-                       "values": self.bridge.outputs(), "late": self.late})
+            message = {"time": wpilib.Timer.getFPGATimestamp(),
+                       "values": self.bridge.outputs(), "late": self.late}
+            if self._first:
+                message["missing"] = self.bridge.missing()
+                self._first = False
+            link.send(message)
             self._pending = True
             if not self._collect(link, self.budget):
                 self._count_late()

@@ -145,3 +145,32 @@ def test_kitbot_odometry_is_simservers_beside_a_physics_py_writing_the_same_devi
     for device in ("encoders.left (encoder:0)", "encoders.right (encoder:2)",
                    "gyro (analoggyro:0)"):
         assert sum(device in x for x in said) == 1, said
+
+
+def test_a_wired_device_the_program_never_created_is_a_warning_and_fails_a_scenario(tmp_path):
+    # The first-day mistake: a channel the program does not use, averaged in as 0 (that side
+    # would run at two-thirds power).
+    replace = ('hal = ["pwm:0", "pwm:1"]', 'hal = ["pwm:0", "pwm:1", "pwm:9"]')
+    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml", replace=replace)
+    robot = RobotProgram(KITBOT, cfg, tmp_path, "warned")
+    try:
+        robot.wait_ready()
+        run = simserver(str(cfg), "--enable", "autonomous", "--duration", "1")
+        assert run.returncode == 0, run.stderr
+        assert 'motors.left.hal: hal = "pwm:9", but the robot program created no such' \
+            in run.stderr
+    finally:
+        robot.close()
+    assert 'pwm:9", but the robot program created no such device' in robot.output()
+    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml", "lockstep = true", replace)
+    robot = RobotProgram(KITBOT, cfg, tmp_path, "failed")
+    try:
+        robot.wait_ready()
+        out = tmp_path / "result.json"
+        run = simserver(str(cfg), "--lockstep", "--fast", "--check",
+                        str(KITBOT / "auto-check.toml"), "--json", str(out))
+    finally:
+        robot.close()
+    assert run.returncode == 1
+    assert "name devices the robot program never created" in run.stderr
+    assert json.loads(out.read_text())["passed"] is False

@@ -44,9 +44,10 @@ def loadExtension() -> None:
         start(os.environ["SIMSERVER_DISCOVER"])
         return
     import hal.simulation
-    from wpilib.simulation import pauseTiming, restartTiming
+    from wpilib.simulation import DriverStationSim, pauseTiming, restartTiming
 
     from simserver.bridge.core import Bridge
+    from simserver.bridge.direction import DirectionWatch
     from simserver.bridge.lockstep import LockstepServer, fail_fast
     from simserver.bridge.realtime import NtLink
     from simserver.bridge.sync import RealtimeSync
@@ -65,6 +66,7 @@ def loadExtension() -> None:
             _say(issue.render(exc.source))
         raise SystemExit(2) from None
     bridge = Bridge(cfg)
+    direction = DirectionWatch(cfg)
     link = NtLink(bridge)
     sync = RealtimeSync(bridge, realtime_budget(cfg.bridge.period), _say)
     if cfg.bridge.lockstep:
@@ -87,9 +89,15 @@ def loadExtension() -> None:
                 _say(f"  {line}")
         for line in bridge.missing():
             _say(f"{path}: {line}")
+        direction.start()
 
     def periodic() -> None:
         bridge.settle()
+        if reported[0] and direction.pairs and DriverStationSim.getEnabled():
+            direction.periodic()
+            for line in direction.warnings:
+                _say(f"{path}: {line}")
+            direction.warnings.clear()
         if server.loop_ended():
             if not reported[0]:
                 report()

@@ -98,7 +98,7 @@ def discover() -> dict[str, Any]:
 
     from simserver.bridge import inventory
 
-    robot = next((o for o in _gc_objects() if isinstance(o, wpilib.RobotBase)), None)
+    robot = the_robot()
     found = list(walk(robot, "robot")) if robot is not None else []
     motors = [(p, o) for p, o in found if isinstance(o, wpilib.PWMMotorController)]
     return {
@@ -118,6 +118,13 @@ def discover() -> dict[str, Any]:
         "translations": [{"path": p, "x": o.x, "y": o.y} for p, o in found
                          if type(o).__name__ == "Translation2d"],
     }
+
+
+def the_robot() -> Any:
+    """The program's RobotBase object (found among the interpreter's objects), or None."""
+    import wpilib
+
+    return next((o for o in _gc_objects() if isinstance(o, wpilib.RobotBase)), None)
 
 
 def vars_of(dev: Any) -> dict[str, Any]:

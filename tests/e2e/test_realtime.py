@@ -174,3 +174,30 @@ def test_a_wired_device_the_program_never_created_is_a_warning_and_fails_a_scena
     assert run.returncode == 1
     assert "name devices the robot program never created" in run.stderr
     assert json.loads(out.read_text())["passed"] is False
+
+
+def test_a_missing_inverted_is_told_in_the_first_seconds_of_motion(tmp_path):
+    # examples/kitbot inverts its right-side controllers; without `inverted = true` on the
+    # right motor simserver turns it backwards and the robot spins instead of driving its path.
+    replace = ("inverted = true         # robot.py inverts the right side", "# (removed)")
+    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml", replace=replace)
+    robot = RobotProgram(KITBOT, cfg, tmp_path, "wrong")
+    try:
+        robot.wait_ready()
+        run = simserver(str(cfg), "--enable", "autonomous", "--duration", "2")
+        assert run.returncode == 0, run.stderr
+        wrong = robot.output()
+    finally:
+        robot.close()
+    said = [line for line in wrong.splitlines() if "counts backwards" in line]
+    assert len(said) == 1, wrong
+    assert "encoders.right" in said[0] and "`inverted = true` in [motors.right]" in said[0]
+    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml")
+    robot = RobotProgram(KITBOT, cfg, tmp_path, "right")
+    try:
+        robot.wait_ready()
+        run = simserver(str(cfg), "--enable", "autonomous", "--duration", "2")
+        assert run.returncode == 0, run.stderr
+    finally:
+        robot.close()
+    assert "counts backwards" not in robot.output()

@@ -27,29 +27,38 @@ from tests.reliability.procs import StampedSimserver
 pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
 
 ARMBOT = REPO / "tests" / "e2e" / "armbot"
+ELEVATORBOT = REPO / "tests" / "e2e" / "elevatorbot"
 TICK_DEG = math.degrees(2 * math.pi / 4096)  # the arm encoder's resolution
 
 
-def _arm_run(tmp_path: Path, lockstep: bool) -> tuple[list[dict[str, float]], str, dict]:
-    """Run armbot in teleop with its trigger held for 6 s; (what robot code read each
-    period, the robot program's output, simserver's --json summary)."""
-    name = "lockstep" if lockstep else "realtime"
-    cfg, _ = config_with(tmp_path, ARMBOT / "simserver.toml",
+def _mech_run(tmp_path: Path, project: Path, lockstep: bool,
+              ) -> tuple[list[dict[str, float]], str, dict, Path]:
+    """Run ``project`` (armbot or elevatorbot) in teleop with its trigger held for 6 s; (what
+    robot code read each period, the robot program's output, simserver's --json summary, its
+    --record file)."""
+    name = f"{project.name}-{'lockstep' if lockstep else 'realtime'}"
+    cfg, _ = config_with(tmp_path, project / "simserver.toml",
                          "lockstep = true" if lockstep else "")
     belief = tmp_path / f"{name}.jsonl"
     out = tmp_path / f"{name}.json"
-    robot = RobotProgram(ARMBOT, cfg, tmp_path, name, env={"ARMBOT_LOG": str(belief)})
+    record = tmp_path / f"{name}.wpilog"
+    robot = RobotProgram(project, cfg, tmp_path, name, env={"MECHBOT_LOG": str(belief)})
     try:
         robot.wait_ready()
-        args = [str(cfg), "--enable", "teleop", "--inputs", str(ARMBOT / "trigger.csv"),
-                "--duration", "6", "--json", str(out)]
+        args = [str(cfg), "--enable", "teleop", "--inputs", str(project / "trigger.csv"),
+                "--duration", "6", "--json", str(out), "--record", str(record)]
         run = simserver(*args, *(["--lockstep", "--fast"] if lockstep else []))
         assert run.returncode == 0, run.stderr
         output = robot.output()
     finally:
         robot.close()
     rows = [json.loads(line) for line in belief.read_text().splitlines()]
-    return rows, output, json.loads(out.read_text())
+    return rows, output, json.loads(out.read_text()), record
+
+
+def _arm_run(tmp_path: Path, lockstep: bool) -> tuple[list[dict[str, float]], str, dict]:
+    rows, output, summary, _ = _mech_run(tmp_path, ARMBOT, lockstep)
+    return rows, output, summary
 
 
 def _band(rows: list[dict[str, float]], start: float, end: float) -> tuple[float, float]:
@@ -80,6 +89,41 @@ def test_arm_pid_settles_in_real_time_as_in_lockstep_beside_its_physics_py(tmp_p
     # values are what robot code read (the arm rests at 74.6°, not where physics.py put it).
     assert rt_output.count("physics.py (or simulationPeriodic) also writes") == 1, rt_output
     assert "encoders.arm (encoder:0)" in rt_output and "battery voltage" in rt_output
+
+
+def _last_recorded(record: Path, entry: str) -> float:
+    """The last value of double entry ``entry`` in a --record file."""
+    from wpiutil.log import DataLogReader
+
+    ids: set[int] = set()
+    last = math.nan
+    for rec in DataLogReader(str(record)):
+        if rec.isStart():
+            if rec.getStartData().name == entry:
+                ids.add(rec.getStartData().entry)
+        elif rec.getEntry() in ids:
+            last = rec.getDouble()
+    return last
+
+
+def test_elevator_reads_simservers_height_beside_its_physics_py_in_both_timings(tmp_path):
+    ends = []
+    for lockstep in (False, True):
+        rows, output, _, record = _mech_run(tmp_path, ELEVATORBOT, lockstep)
+        truth = _last_recorded(record, topics.encoder_position("lift"))
+        # physics.py writes its own ElevatorSim's height into the same encoder every loop;
+        # robot code must read simserver's: within 0.5 mm (P control dithers the carriage by a
+        # few counts of 0.08 mm) of simserver's final reading, 4-5.5 s after enabling (after
+        # the run physics.py has the encoder to itself again); physics.py's own sim differs by
+        # centimetres.
+        t0 = rows[0]["t"]
+        resting = [r["x"] for r in rows if 4.0 <= r["t"] - t0 <= 5.5]
+        assert len(resting) > 50
+        assert max(abs(x - truth) for x in resting) < 0.5e-3, (resting, truth)
+        assert truth > 0.5  # it rose toward its 0.762 m setpoint
+        assert "also writes encoders.lift (encoder:0)" in output
+        ends.append(resting[-1])
+    assert abs(ends[0] - ends[1]) < 0.5e-3, ends  # real time settles as lock-step does
 
 
 KITBOT_PHYSICS_PY = '''

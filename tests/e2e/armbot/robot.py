@@ -1,7 +1,7 @@
 """ArmSimulation as in robotpy/examples (a P loop on a 775pro arm, 75° setpoint, its own
 physics.py with WPILib's SingleJointedArmSim on the same encoder), plus one line per period
 of what robot code believes, for the tests: robot time (s) and encoder angle (deg), to the
-file $ARMBOT_LOG. Held in teleop with the trigger (joystick 0, button 1) pressed."""
+file $MECHBOT_LOG. Held in teleop with the trigger (joystick 0, button 1) pressed."""
 
 import json
 import math
@@ -23,7 +23,7 @@ class MyRobot(wpilib.TimedRobot):
         self.motor = wpilib.PWMSparkMax(0)
         self.encoder.setDistancePerPulse(DIST_PER_PULSE)
         self.joystick = wpilib.Joystick(0)
-        path = os.environ.get("ARMBOT_LOG")
+        path = os.environ.get("MECHBOT_LOG")
         self.log = open(path, "w", encoding="utf-8") if path else None  # noqa: SIM115
 
     def robotPeriodic(self) -> None:

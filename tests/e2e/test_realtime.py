@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -191,30 +192,34 @@ def test_kitbot_odometry_is_simservers_beside_a_physics_py_writing_the_same_devi
         assert sum(device in x for x in said) == 1, said
 
 
+def _kitbot_run(tmp_path: Path, name: str, *args: str, bridge: str = "",
+                replace: tuple[str, str] | None = None,
+                ) -> tuple[subprocess.CompletedProcess[str], str]:
+    """examples/kitbot with its config edited by ``replace``, beside `simserver run ARGS`;
+    (simserver's result, the robot program's output)."""
+    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml", bridge, replace)
+    robot = RobotProgram(KITBOT, cfg, tmp_path, name)
+    try:
+        robot.wait_ready()
+        run = simserver(str(cfg), *args)
+    finally:
+        robot.close()
+    return run, robot.output()
+
+
 def test_a_wired_device_the_program_never_created_is_a_warning_and_fails_a_scenario(tmp_path):
     # The first-day mistake: a channel the program does not use, averaged in as 0 (that side
     # would run at two-thirds power).
     replace = ('hal = ["pwm:0", "pwm:1"]', 'hal = ["pwm:0", "pwm:1", "pwm:9"]')
-    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml", replace=replace)
-    robot = RobotProgram(KITBOT, cfg, tmp_path, "warned")
-    try:
-        robot.wait_ready()
-        run = simserver(str(cfg), "--enable", "autonomous", "--duration", "1")
-        assert run.returncode == 0, run.stderr
-        assert 'motors.left.hal: hal = "pwm:9", but the robot program created no such' \
-            in run.stderr
-    finally:
-        robot.close()
-    assert 'pwm:9", but the robot program created no such device' in robot.output()
-    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml", "lockstep = true", replace)
-    robot = RobotProgram(KITBOT, cfg, tmp_path, "failed")
-    try:
-        robot.wait_ready()
-        out = tmp_path / "result.json"
-        run = simserver(str(cfg), "--lockstep", "--fast", "--check",
-                        str(KITBOT / "auto-check.toml"), "--json", str(out))
-    finally:
-        robot.close()
+    run, output = _kitbot_run(tmp_path, "warned", "--enable", "autonomous", "--duration", "1",
+                              replace=replace)
+    assert run.returncode == 0, run.stderr
+    said = 'motors.left.hal: hal = "pwm:9", but the robot program created no such device'
+    assert said in run.stderr and said in output
+    out = tmp_path / "result.json"
+    run, _ = _kitbot_run(tmp_path, "failed", "--lockstep", "--fast", "--check",
+                         str(KITBOT / "auto-check.toml"), "--json", str(out),
+                         bridge="lockstep = true", replace=replace)
     assert run.returncode == 1
     assert "name devices the robot program never created" in run.stderr
     assert json.loads(out.read_text())["passed"] is False
@@ -223,25 +228,13 @@ def test_a_wired_device_the_program_never_created_is_a_warning_and_fails_a_scena
 def test_a_missing_inverted_is_told_in_the_first_seconds_of_motion(tmp_path):
     # examples/kitbot inverts its right-side controllers; without `inverted = true` on the
     # right motor simserver turns it backwards and the robot spins instead of driving its path.
+    auto = ("--enable", "autonomous", "--duration", "2")
     replace = ("inverted = true         # robot.py inverts the right side", "# (removed)")
-    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml", replace=replace)
-    robot = RobotProgram(KITBOT, cfg, tmp_path, "wrong")
-    try:
-        robot.wait_ready()
-        run = simserver(str(cfg), "--enable", "autonomous", "--duration", "2")
-        assert run.returncode == 0, run.stderr
-        wrong = robot.output()
-    finally:
-        robot.close()
+    run, wrong = _kitbot_run(tmp_path, "wrong", *auto, replace=replace)
+    assert run.returncode == 0, run.stderr
     said = [line for line in wrong.splitlines() if "counts backwards" in line]
     assert len(said) == 1, wrong
     assert "encoders.right" in said[0] and "`inverted = true` in [motors.right]" in said[0]
-    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml")
-    robot = RobotProgram(KITBOT, cfg, tmp_path, "right")
-    try:
-        robot.wait_ready()
-        run = simserver(str(cfg), "--enable", "autonomous", "--duration", "2")
-        assert run.returncode == 0, run.stderr
-    finally:
-        robot.close()
-    assert "counts backwards" not in robot.output()
+    run, right = _kitbot_run(tmp_path, "right", *auto)
+    assert run.returncode == 0, run.stderr
+    assert "counts backwards" not in right

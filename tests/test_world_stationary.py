@@ -9,22 +9,12 @@ import pytest
 
 from simserver.config.loader import loads
 from simserver.world import World
+from tests import worlds
 
 ARM_BENCH = """
 [robot]
 start = { x = "3 m", y = "2 m", heading = "30 deg" }
-
-[motors.arm]
-type = "775pro"
-hal = "pwm:2"
-
-[mechanisms.arm]
-type = "arm"
-motor = "arm"
-gearing = 200
-length = "30 in"
-mass = "8 kg"
-
+""" + worlds.ARM_BENCH + """
 [encoders.arm]
 motor = "arm"
 unit = "deg"

@@ -6,6 +6,20 @@ from __future__ import annotations
 from simserver.config.loader import default_config_text, loads
 from simserver.world import World
 
+# A robot with no [drivetrain]: an arm on a bench (ArmSimulation's arm).
+ARM_BENCH = """
+[motors.arm]
+type = "775pro"
+hal = "pwm:2"
+
+[mechanisms.arm]
+type = "arm"
+motor = "arm"
+gearing = 200
+length = "30 in"
+mass = "8 kg"
+"""
+
 # The elevator and arm tables used across tests; each test adds the motor table it needs.
 LIFT = """
 [mechanisms.lift]

@@ -6,7 +6,7 @@ bridge reads ``simserver.toml`` from the project directory (or the file ``$SIMSE
 names), maps the HAL devices its ``hal`` keys name to simserver's topics, and exchanges them
 every robot loop through the HAL's SimPeriodicAfter callback: over its step port with
 simserver (real time: :mod:`~simserver.bridge.sync`; lock-step:
-:mod:`~simserver.bridge.lockstep`), or over NetworkTables while no simserver is attached.
+:mod:`~simserver.bridge.stepport`), or over NetworkTables while no simserver is attached.
 Importing this package is cheap: wpilib is only loaded by loadExtension.
 """
 
@@ -48,8 +48,8 @@ def loadExtension() -> None:
 
     from simserver.bridge.core import Bridge
     from simserver.bridge.direction import DirectionWatch
-    from simserver.bridge.lockstep import LockstepServer, fail_fast
     from simserver.bridge.realtime import NtLink
+    from simserver.bridge.stepport import StepPort, fail_fast
     from simserver.bridge.sync import RealtimeSync
     from simserver.config.loader import ConfigError, load
 
@@ -73,9 +73,10 @@ def loadExtension() -> None:
         pauseTiming()
         restartTiming()
     try:
-        server = LockstepServer(bridge, cfg.bridge, sync, fail_fast, _say)
+        server = StepPort(bridge, cfg.bridge, sync, fail_fast, _say)
     except OSError as exc:
-        _say(f"cannot listen for lock-step on {cfg.bridge.bind}:{cfg.bridge.port} ({exc}); "
+        _say(f"cannot listen for simserver (step port) on {cfg.bridge.bind}:"
+             f"{cfg.bridge.port} ({exc}); "
              "set bridge.port to a free port")
         raise SystemExit(2) from None
     reported = [False]
@@ -116,5 +117,5 @@ def loadExtension() -> None:
     _keep.extend((bridge, link, server))
     mode = "lock-step (waiting for simserver)" if cfg.bridge.lockstep else "real time"
     _say(f"{path}: {len(bridge.motors)} motors, {len(bridge.encoders)} encoders, "
-         f"gyro {'wired' if bridge.gyro else 'not wired'}; {mode}; lock-step port "
+         f"gyro {'wired' if bridge.gyro else 'not wired'}; {mode}; step port "
          f"{cfg.bridge.bind}:{cfg.bridge.port}")

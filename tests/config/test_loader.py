@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from simserver.config.loader import ConfigError, default_config_text, load, load_default, loads
+from tests.worlds import ARM_BENCH
 
 KITBOT = default_config_text()
 LB = 0.45359237  # kg, exact by definition
@@ -263,19 +264,6 @@ def test_load_section_builds_one_table_with_defaults_and_units():
 
 
 # --- a robot without a drivetrain ---------------------------------------------------------------
-
-ARM_BENCH = """
-[motors.arm]
-type = "775pro"
-hal = "pwm:2"
-
-[mechanisms.arm]
-type = "arm"
-motor = "arm"
-gearing = 200
-length = "30 in"
-mass = "8 kg"
-"""
 
 
 def test_config_without_drivetrain_table_has_no_drivetrain():

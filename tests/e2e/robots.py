@@ -36,7 +36,7 @@ def port_free(port: int) -> bool:
 
 def config_with(tmp_path: Path, base: Path, extra_bridge: str = "",
                 replace: tuple[str, str] | None = None) -> tuple[Path, int]:
-    """A copy of config ``base`` in tmp_path with a free lock-step port and extra lines in its
+    """A copy of config ``base`` in tmp_path with a free bridge.port and extra lines in its
     trailing [bridge] table (``base`` must end with one); returns (path, port)."""
     port = free_port()
     text = base.read_text()

@@ -238,3 +238,21 @@ def test_a_missing_inverted_is_told_in_the_first_seconds_of_motion(tmp_path):
     run, right = _kitbot_run(tmp_path, "right", *auto)
     assert run.returncode == 0, run.stderr
     assert "counts backwards" not in right
+
+
+def test_a_second_simserver_is_refused_with_the_reason(tmp_path):
+    cfg, _ = config_with(tmp_path, KITBOT / "simserver.toml")
+    robot = RobotProgram(KITBOT, cfg, tmp_path)
+    first = None
+    try:
+        robot.wait_ready()
+        first = StampedSimserver(str(cfg), log_dir=tmp_path, name="first")
+        first.wait_line("real time with the robot program's bridge", 1, timeout=20)
+        second = simserver(str(cfg), "--duration", "1")
+        assert first.alive(), first.stderr()
+    finally:
+        if first is not None:
+            first.close()
+        robot.close()
+    assert second.returncode == 1
+    assert "refused: another simserver is attached to this robot program" in second.stderr

@@ -52,8 +52,8 @@ def _number(value: ntcore.Value) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else -math.inf
 
 
-class LockstepServer(threading.Thread):
-    """The listening thread; ``active`` is set while a lock-step session runs."""
+class StepPort(threading.Thread):
+    """The listening thread of the step port; ``active`` is set while a lock-step session runs."""
 
     def __init__(self, bridge: Bridge, cfg: BridgeConfig, sync: RealtimeSync,
                  exit_process: Callable[[int], None], say: Callable[[str], None]):

@@ -76,11 +76,41 @@ def rotations_per_unit(unit: str, ticks_per_revolution: int) -> float:
 ANALOG_FULL_SCALE = 5.0  # V: the roboRIO's analog inputs read 0..5 V
 
 
-def analog_voltage(position: float, unit: str, ticks_per_revolution: int) -> float:
-    """The voltage (V) an absolute sensor on an analog input (a potentiometer or analog
-    absolute encoder: 0..5 V over one turn) gives for an encoder reading in ``unit``."""
+def analog_voltage(position: float, unit: str, ticks_per_revolution: int,
+                   full_range: float = 2.0 * math.pi) -> float:
+    """The voltage (V) an absolute sensor on an analog input gives for an encoder reading in
+    ``unit``: 0..5 V over ``full_range`` (rad) of its shaft, one turn for an analog absolute
+    encoder, the travel of a potentiometer."""
     turns = position * rotations_per_unit(unit, ticks_per_revolution)
-    return ANALOG_FULL_SCALE * (turns % 1.0)
+    return ANALOG_FULL_SCALE * ((turns * 2.0 * math.pi / full_range) % 1.0)
+
+
+class Valve:
+    """A solenoid valve driven by its channel outputs. A single solenoid is on while its
+    channel is; a double solenoid (``double``) turns on when the forward channel fires, off
+    when the reverse one does, and holds its spool while neither does. The roboRIO cuts the
+    outputs while disabled: a single solenoid falls off, a double one holds.
+
+        valve = Valve(initial=False, double=True)
+        valve.update(True, forward=True)    # -> True
+        valve.update(True, forward=False)   # -> True (held)
+    """
+
+    def __init__(self, initial: bool, double: bool):
+        self.initial, self.double = initial, double
+        self.state = initial
+
+    def update(self, enabled: bool, forward: bool, reverse: bool = False) -> bool:
+        """The valve's state after the program's outputs ``forward`` (and ``reverse``)."""
+        if not self.double:
+            self.state = enabled and forward
+        elif enabled and forward != reverse:
+            self.state = forward
+        return self.state
+
+    def reset(self) -> None:
+        """Back to the initial state (a new robot program)."""
+        self.state = self.initial
 
 
 def gyro_reading(kind: str, yaw: float, rate: float) -> tuple[float, float]:

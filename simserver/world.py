@@ -622,8 +622,7 @@ class World:
         per_unit = unit_scale(e.unit) if kind != "ticks" else 2.0 * math.pi / \
             e.ticks_per_revolution
         if e.absolute:
-            turn = 2.0 * math.pi
-            angle = (sign * position * to_shaft + e.offset) % turn
+            angle = (sign * position * to_shaft + e.offset) % e.full_range
             reading = angle / per_unit
         else:
             reading = sign * (position - self._joint_zero[name]) * to_shaft / per_unit

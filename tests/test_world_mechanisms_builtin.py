@@ -347,6 +347,13 @@ offset = "30 deg"
 [encoders.arm_rad]
 motor = "shoulder"
 unit = "rad"
+
+[encoders.arm_pot]
+motor = "shoulder"
+unit = "deg"
+absolute = true
+offset = "135 deg"
+full_range = "270 deg"
 """
 
 
@@ -357,6 +364,7 @@ def test_encoders_on_an_elevator_and_an_arm_read_their_joint_in_every_unit():
     assert enc["lift_m"] == (0.0, 0.0) and enc["lift_rot"] == (0.0, 0.0)
     assert enc["arm_abs"][0] == pytest.approx(220.0, rel=REL)  # -80 + 300
     assert enc["arm_abs_inv"][0] == pytest.approx(110.0, rel=REL)  # -(-80) + 30
+    assert enc["arm_pot"][0] == pytest.approx(55.0, rel=REL)  # -80 + 135
     world.set_motor("lift", 0.3)
     world.set_motor("shoulder", 0.4)
     for _ in range(150):  # 1.5 s: the arm swings through 0 deg up onto its stop at 100 deg
@@ -384,9 +392,11 @@ def test_encoders_on_an_elevator_and_an_arm_read_their_joint_in_every_unit():
             assert vel == pytest.approx(sign * rate, rel=REL, abs=1e-9)
         assert enc["arm_rad"][0] == pytest.approx(math.radians(angle + 80.0), rel=REL,
                                                   abs=1e-12)
+        assert enc["arm_pot"][0] == pytest.approx((angle + 135.0) % 270.0, rel=REL)
     assert snap.mechanisms["arm"]["at_upper"]
     assert enc["arm_abs"][0] == pytest.approx(40.0, rel=1e-9)  # 100 + 300 wraps to 40
     assert enc["arm_abs_inv"][0] == pytest.approx(290.0, rel=1e-9)  # -100 + 30 wraps to 290
+    assert enc["arm_pot"][0] == pytest.approx(235.0, rel=1e-9)  # 100 + 135, within 270
     world.reset()
     enc = world.snapshot().encoders
     assert enc["lift_m"] == (0.0, 0.0) and enc["lift_ticks"] == (0.0, 0.0)

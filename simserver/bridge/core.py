@@ -53,13 +53,14 @@ class Bridge:
         self.cfg = cfg
         self.motors: dict[str, list[MotorSource]] = {
             name: [motor_source(a) for a in m.hal] for name, m in cfg.motors.items() if m.hal}
-        self.solenoids = {name: Solenoid(s.hal[0]) for name, s in cfg.solenoids.items() if s.hal}
-        self.encoders = {name: encoder_sink(e.hal[0], e.unit, e.ticks_per_revolution)
+        self.solenoids = {name: Solenoid(s) for name, s in cfg.solenoids.items() if s.hal}
+        self.encoders = {name: encoder_sink(e.hal[0], e)
                          for name, e in cfg.encoders.items() if e.hal}
         self.gyro = Gyro(cfg.gyro.hal[0]) if cfg.gyro.hal else None
         self.switches = {name: Switch(s.hal[0]) for name, s in cfg.switches.items() if s.hal}
         self._talons = [LazyDevice(halmap.talonfx_motor(a.channel or 0))
-                        for m in cfg.motors.values() for a in m.hal if a.kind == "talonfx"]
+                        for m in cfg.motors.values() for a in m.controllers
+                        if a.kind == "talonfx"]
         self._mode = ""
         self._warned_spark: set[str] = set()
         self.warnings: list[str] = []
@@ -111,7 +112,7 @@ class Bridge:
                         f"{s.unsupported_mode}; only duty-cycle and voltage setpoints are "
                         "simulated, so its applied output (0 unless REV's SparkSim runs) is used")
         for name, sol in self.solenoids.items():
-            out[topics.solenoid(name)] = enabled and sol.on()
+            out[topics.solenoid(name)] = sol.on(enabled)
         out[topics.ROBOT_MODE] = robot_mode()
         return out
 
@@ -205,7 +206,8 @@ class Bridge:
         for table, entries in (("motors", cfg.motors), ("encoders", cfg.encoders),
                                ("solenoids", cfg.solenoids), ("switches", cfg.switches)):
             for name, entry in entries.items():
-                out += [(f"{table}.{name}.hal", a) for a in entry.hal]
+                for key in ("hal", "followers", "reverse_hal"):
+                    out += [(f"{table}.{name}.{key}", a) for a in getattr(entry, key, ())]
         out += [("gyro.hal", a) for a in cfg.gyro.hal]
         return out
 
@@ -213,7 +215,7 @@ class Bridge:
         """One line per device the program created that no ``hal`` key names, with the line
         to add to simserver.toml (motors, encoders and gyros: :mod:`simserver.bridge.inventory`
         finds them)."""
-        wired = {str(a) for m in self.cfg.motors.values() for a in m.hal}
+        wired = {str(a) for m in self.cfg.motors.values() for a in m.controllers}
         wired |= {str(a) for e in self.cfg.encoders.values() for a in e.hal}
         wired |= {str(a) for a in self.cfg.gyro.hal}
         return [dev.line() for dev in inventory.devices()

@@ -32,6 +32,7 @@ from wpilib.simulation import (
 
 from simserver import halmap
 from simserver.config.hal import HalAddress
+from simserver.config.model import EncoderConfig, SolenoidConfig
 from simserver.halmap import Rezero, Watch
 from simserver.units import unit_kind
 
@@ -268,26 +269,28 @@ class SimDeviceEncoder:
 
 
 class AnalogSensor:
-    """An absolute sensor on an analog input: 0..5 V over one turn."""
+    """An absolute sensor on an analog input: 0..5 V over the encoder's ``full_range``."""
 
-    def __init__(self, channel: int, unit: str, ticks_per_revolution: int):
+    def __init__(self, channel: int, enc: EncoderConfig):
         self.sim = AnalogInputSim(channel)
-        self.unit, self.tpr = unit, ticks_per_revolution
+        self.enc = enc
         self.watch: Watched = Watch(self.sim.getVoltage)
 
     def write(self, position: float, velocity: float) -> None:
-        self.sim.setVoltage(halmap.analog_voltage(position, self.unit, self.tpr))
+        e = self.enc
+        self.sim.setVoltage(halmap.analog_voltage(position, e.unit, e.ticks_per_revolution,
+                                                  e.full_range))
 
 
-def encoder_sink(address: HalAddress, unit: str, ticks_per_revolution: int) -> EncoderSink:
-    """The writer for an encoder address."""
+def encoder_sink(address: HalAddress, enc: EncoderConfig) -> EncoderSink:
+    """The writer for an encoder address of the encoder ``enc``."""
     if address.kind == "analog":
-        return AnalogSensor(address.channel or 0, unit, ticks_per_revolution)
+        return AnalogSensor(address.channel or 0, enc)
     if address.kind == "encoder":
-        return QuadratureEncoder(address.channel or 0, unit)
+        return QuadratureEncoder(address.channel or 0, enc.unit)
     if address.kind == "simdevice":
         return SimDeviceEncoder(address.device, address.value)
-    return CanEncoder(address, unit, ticks_per_revolution)
+    return CanEncoder(address, enc.unit, enc.ticks_per_revolution)
 
 
 # --- gyros, switches, solenoids, battery -----------------------------------------------------
@@ -370,12 +373,20 @@ class Switch:
 
 
 class Solenoid:
-    """A solenoid channel of a CTRE PCM or REV PH (module 0 or 1 respectively)."""
+    """A solenoid (``hal``) or double solenoid (``hal`` forward, ``reverse_hal``) on a CTRE
+    PCM or REV PH (module 0 or 1 respectively), as a :class:`~simserver.halmap.Valve`."""
 
-    def __init__(self, address: HalAddress):
-        module = (wpilib.PneumaticsModuleType.CTREPCM if address.kind == "ctre"
-                  else wpilib.PneumaticsModuleType.REVPH)
-        self.sim = SolenoidSim(module, address.channel or 0)
+    def __init__(self, cfg: SolenoidConfig):
+        self.channels = [SolenoidSim(self._module(a), a.channel or 0)
+                         for a in (*cfg.hal, *cfg.reverse_hal)]
+        self.valve = halmap.Valve(cfg.initial, bool(cfg.reverse_hal))
 
-    def on(self) -> bool:
-        return bool(self.sim.getOutput())
+    @staticmethod
+    def _module(address: HalAddress) -> wpilib.PneumaticsModuleType:
+        return (wpilib.PneumaticsModuleType.CTREPCM if address.kind == "ctre"
+                else wpilib.PneumaticsModuleType.REVPH)
+
+    def on(self, enabled: bool) -> bool:
+        """The valve's state after this loop's outputs (``enabled``: the robot is)."""
+        forward, *reverse = [bool(sim.getOutput()) for sim in self.channels]
+        return self.valve.update(enabled, forward, any(reverse))

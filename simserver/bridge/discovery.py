@@ -11,7 +11,11 @@ then writes one JSON document and ends the process with status 0:
   follow it (found by setting it and watching every PWM output);
 - ``encoders``, ``solenoids``, ``inputs``, ``mechanism_sims``, ``can``: the program's
   encoder, solenoid, digital input, WPILib mechanism-simulation and vendor (Phoenix 6, REV,
-  navX) objects, by path;
+  navX) objects, by path; a CAN motor controller that follows another says which
+  (``follows``: the leader's CAN id, ``opposed``);
+- ``analogs``: the program's ``AnalogPotentiometer``, ``AnalogEncoder`` and ``AnalogInput``
+  objects, by path, with their channel and, where the class scales the voltage, what it reads
+  at 0 V and over the full 0..5 V (found by setting each channel's voltage);
 - ``drives``: ``wpilib.drive`` objects, with the PWM channels each side (or wheel) drives,
   found by commanding them once;
 - ``kinematics`` and ``translations``: wpimath kinematics objects (track width, module
@@ -113,6 +117,7 @@ def discover() -> dict[str, Any]:
                            if type(o).__name__ in ("SingleJointedArmSim", "ElevatorSim",
                                                    "FlywheelSim", "DCMotorSim")],
         "can": [_can(p, o) for p, o in found if type(o).__name__ in CAN_CLASSES],
+        "analogs": _analogs(found),
         "drives": _drives(found),
         "kinematics": _kinematics(found),
         "translations": [{"path": p, "x": o.x, "y": o.y} for p, o in found
@@ -140,6 +145,7 @@ def _gc_objects() -> list[Any]:
 
 
 INTERESTING = ("PWMMotorController", "Encoder", "Solenoid", "DoubleSolenoid", "DigitalInput",
+               "AnalogInput", "AnalogPotentiometer", "AnalogEncoder",
                "DifferentialDrive", "MecanumDrive", "DifferentialDriveKinematics",
                "MecanumDriveKinematics", "SwerveDrive2Kinematics", "SwerveDrive3Kinematics",
                "SwerveDrive4Kinematics", "SwerveDrive6Kinematics", "Translation2d",
@@ -228,7 +234,75 @@ def _can(path: str, obj: Any) -> dict[str, Any]:
             continue
     if can_id is None and isinstance(getattr(obj, "device_id", None), int):
         can_id = obj.device_id
-    return {"path": path, "class": type(obj).__name__, "id": can_id}
+    out: dict[str, Any] = {"path": path, "class": type(obj).__name__, "id": can_id}
+    leader = _leader(obj)
+    if leader is not None:
+        out["follows"], out["opposed"] = leader
+    return out
+
+
+def _leader(obj: Any) -> tuple[int, bool] | None:
+    """(leader's CAN id, opposed) of a CAN motor controller that follows another: a Phoenix 6
+    Talon FX whose last control request is a ``Follower`` or ``StrictFollower``, a REV SPARK
+    configured with ``follow()``; None otherwise."""
+    request: Any = getattr(obj, "control_request", None)
+    if type(request).__name__ in ("Follower", "StrictFollower"):
+        alignment = getattr(request, "motor_alignment", None)  # Phoenix 6 2026
+        opposed = (getattr(alignment, "name", "") == "OPPOSED" if alignment is not None
+                   else bool(getattr(request, "oppose_master_direction", False)))
+        return int(request.leader_id), opposed
+    try:
+        if callable(getattr(obj, "isFollower", None)) and obj.isFollower():
+            config = obj.configAccessor
+            return int(config.getFollowerModeLeaderId()), bool(config.getFollowerModeInverted())
+    except Exception:  # a REV version without the accessor: not known to follow
+        return None
+    return None
+
+
+def _analogs(found: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """The program's analog input objects: path, class, channel and, for the classes that
+    scale the voltage (``AnalogPotentiometer``, ``AnalogEncoder``), ``at_0v`` and ``span``
+    (what ``get()`` reads at 0 V, and its change from 0 to 5 V), measured by setting the
+    channel's voltage. A potentiometer does not say its channel: it is the one whose voltage
+    moves its reading."""
+    import wpilib
+    from wpilib.simulation import AnalogInputSim
+
+    from simserver.config import hal
+
+    sims = {ch: AnalogInputSim(ch) for ch in range(hal.CHANNEL_MAX["analog"] + 1)
+            if AnalogInputSim(ch).getInitialized()}
+    out = []
+    for path, obj in found:
+        entry: dict[str, Any] = {"path": path, "class": type(obj).__name__}
+        if isinstance(obj, wpilib.AnalogInput):
+            entry["channel"] = obj.getChannel()
+        elif isinstance(obj, (wpilib.AnalogPotentiometer, wpilib.AnalogEncoder)):
+            entry.update(_scale(obj, sims))
+        else:
+            continue
+        out.append(entry)
+    return out
+
+
+def _scale(obj: Any, sims: dict[int, Any]) -> dict[str, Any]:
+    """Channel, ``at_0v`` and ``span`` of a scaling analog sensor object (see
+    :func:`_analogs`). The span is measured between 1.25 V and 2.5 V, clear of the wrap of an
+    AnalogEncoder at 0 and 5 V; each voltage is restored."""
+    for ch, sim in sims.items():
+        saved = sim.getVoltage()
+        try:
+            readings = []
+            for volts in (0.0, 1.25, 2.5):
+                sim.setVoltage(volts)
+                readings.append(float(obj.get()))
+        finally:
+            sim.setVoltage(saved)
+        span = 4.0 * (readings[2] - readings[1])
+        if abs(span) > 1e-9:
+            return {"channel": ch, "at_0v": readings[0], "span": span}
+    return {}
 
 
 def _encoders(found: list[tuple[str, Any]]) -> list[dict[str, Any]]:

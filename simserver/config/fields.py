@@ -167,7 +167,7 @@ def motor_type(default: str | None, doc: str) -> Any:
     return _field(Spec("motor", doc, default=default, required=default is None))
 
 
-def hal(role: str, doc: str) -> Any:
+def hal_device(role: str, doc: str) -> Any:
     """The robot program's HAL device(s) this entry maps to (``simserver.config.hal``), for
     the robot-side bridge; a list is allowed for motors. Loaded as a tuple of HalAddress."""
     return _field(Spec("hal", doc, default=(), choices=(role,)), ())

@@ -518,14 +518,22 @@ def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
 
     for name, m in cfg.motors.items():
         claim("motor", f"motors.{name}.hal", m.hal)
+        claim("motor", f"motors.{name}.followers", m.followers)
+        if m.followers and not m.hal:
+            issues.append(ConfigIssue(f"motors.{name}.followers", "followers follow a leader: "
+                                      "set hal to the controller they follow"))
+        elif m.followers and m.count < len(m.controllers):
+            issues.append(ConfigIssue(f"motors.{name}.count", f"{len(m.controllers)} "
+                                      f"controllers (hal and followers) drive at least as many "
+                                      f"motors: count = {m.count} is too few"))
     for name, enc in cfg.encoders.items():
         path = f"encoders.{name}.hal"
         claim("encoder", path, enc.hal)
         for address in enc.hal:
             if address.kind == "analog" and not enc.absolute:
                 issues.append(ConfigIssue(f"encoders.{name}.absolute", "an analog input reads "
-                                          "an absolute angle (0..5 V over one turn): set "
-                                          "absolute = true"))
+                                          "an absolute angle (0..5 V over full_range): "
+                                          "set absolute = true"))
             if address.kind not in (*hal.CAN_ENCODERS, "analog"):
                 continue
             if units.unit_kind(enc.unit) not in ("angle", "ticks"):
@@ -537,6 +545,12 @@ def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
                                           "turns with the motor: set mount = \"motor\""))
     for name, sol in cfg.solenoids.items():
         claim("solenoid", f"solenoids.{name}.hal", sol.hal)
+        claim("solenoid", f"solenoids.{name}.reverse_hal", sol.reverse_hal)
+        if sol.reverse_hal and not (sol.hal and sol.hal[0].kind == sol.reverse_hal[0].kind):
+            issues.append(ConfigIssue(f"solenoids.{name}.reverse_hal", "a DoubleSolenoid's "
+                                      "reverse channel is on the module of its forward "
+                                      "channel: set hal to the forward channel, both ctre:N "
+                                      "or both rev:N"))
     for name, sw in cfg.switches.items():
         claim("switch", f"switches.{name}.hal", sw.hal)
 

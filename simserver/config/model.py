@@ -14,7 +14,7 @@ from simserver.config.fields import (
     boolean,
     choice,
     derived,
-    hal,
+    hal_device,
     integer,
     model,
     models,
@@ -219,15 +219,25 @@ class MotorConfig:
         "0 A", "current", "Supply current limit, as the controller firmware enforces it; "
         "0 = none.", minimum=0.0,
     )
-    hal: tuple[HalAddress, ...] = hal(
+    hal: tuple[HalAddress, ...] = hal_device(
         "motor", "The robot program's motor controller(s) driving this output, for the bridge "
         "(`robotpy sim --simserver`): `pwm:N`, `talonfx:N`, `sparkmax:N`, `sparkflex:N` or "
         "`simdevice:DEVICE/VALUE`; a list averages several controllers.")
+    followers: tuple[HalAddress, ...] = hal_device(
+        "motor", "Controllers that follow `hal` in their firmware or in WPILib (Phoenix 6 "
+        "`Follower`, REV `follow()`, `PWMMotorController.addFollower`), either direction: "
+        "not read (the leader's output drives them), counted as wired. Their motors are in "
+        "`count`.")
     inductance: float = quantity(
         "0 H", "inductance", "Winding inductance per motor (RoboSim's L-R model); 0 = the "
         "current follows the voltage instantly. On drivetrain motors it needs the `physical` "
         "fidelity.", minimum=0.0,
     )
+
+    @property
+    def controllers(self) -> tuple[HalAddress, ...]:
+        """Every controller of this output: ``hal`` (read), then ``followers``."""
+        return self.hal + self.followers
 
 
 @dataclass(frozen=True)
@@ -323,14 +333,18 @@ class EncoderConfig:
     inverted: bool = boolean(False, "Negate the reading.")
     absolute: bool = boolean(
         False, "An absolute encoder (CANcoder / duty-cycle style) on a rotating mechanism: "
-        "reads the shaft angle within one revolution, `offset` added, instead of counting "
+        "reads the shaft angle within `full_range`, `offset` added, instead of counting "
         "from 0 at reset.")
     offset: float = quantity("0 deg", "angle", "Added to an absolute encoder's reading.")
-    hal: tuple[HalAddress, ...] = hal(
+    full_range: float = quantity(
+        "360 deg", "angle", "Shaft angle an absolute encoder reads before it wraps, and over "
+        "which an analog one's 0..5 V spans: one turn for an absolute encoder, the travel of "
+        "a potentiometer (`\"270 deg\"`, `\"10 rotations\"`).", positive=True)
+    hal: tuple[HalAddress, ...] = hal_device(
         "encoder", "The robot program's encoder, for the bridge: `encoder:A` (a "
         "`wpilib.Encoder` whose channel A is A), `talonfx:N` (rotor sensor), `cancoder:N`, "
         "`sparkmax:N`, `sparkflex:N` (relative encoder), `analog:N` (a potentiometer or "
-        "analog absolute encoder, 0..5 V over one turn; needs `absolute = true`) or "
+        "analog absolute encoder, 0..5 V over `full_range`; needs `absolute = true`) or "
         "`simdevice:DEVICE/VALUE`.")
 
 
@@ -345,7 +359,7 @@ class GyroConfig:
     drift: float = quantity(
         "0 deg/s", "angular speed", "Constant bias added to the rate, integrated into yaw.",
     )
-    hal: tuple[HalAddress, ...] = hal(
+    hal: tuple[HalAddress, ...] = hal_device(
         "gyro", "The robot program's gyro, for the bridge: `analoggyro:N`, `adxrs450`, `navx`, "
         "`pigeon2:N` or `simdevice:DEVICE/VALUE` (yaw in degrees, CCW positive).")
 
@@ -361,7 +375,7 @@ class SwitchConfig:
         "below", ("below", "above"),
         "Pressed while the mechanism is at or `below` (or `above`) `position`.",
     )
-    hal: tuple[HalAddress, ...] = hal(
+    hal: tuple[HalAddress, ...] = hal_device(
         "switch", "The robot program's digital input, for the bridge: `dio:N` reads true "
         "when pressed, `!dio:N` false when pressed (normally-open switch on the pull-up).")
 
@@ -403,9 +417,14 @@ class SolenoidConfig:
     """A solenoid input (`/simserver/solenoids/<name>`, boolean)."""
 
     initial: bool = boolean(False, "State before any input arrives and after a reset.")
-    hal: tuple[HalAddress, ...] = hal(
+    hal: tuple[HalAddress, ...] = hal_device(
         "solenoid", "The robot program's solenoid channel, for the bridge: `ctre:N` (CTRE PCM) "
-        "or `rev:N` (REV PH).")
+        "or `rev:N` (REV PH); a `DoubleSolenoid`'s forward channel.")
+    reverse_hal: tuple[HalAddress, ...] = hal_device(
+        "solenoid", "A `DoubleSolenoid`'s reverse channel, on the same module as `hal`: the "
+        "solenoid turns on when the forward channel fires, off when the reverse one does, and "
+        "keeps its state while neither does (a double valve holds its spool, also while the "
+        "robot is disabled).")
 
 
 @dataclass(frozen=True)

@@ -66,6 +66,7 @@ class Motor:
     inverted: bool = False
     path: str = ""
     role: str = ""  # "drive", "steer", "mechanism"
+    followers: list[str] = field(default_factory=list)  # addresses not read (opposed, CAN)
 
     @property
     def words(self) -> set[str]:
@@ -110,7 +111,9 @@ def _name_of(path: str, fallback: str) -> str:
 
 def motors_of(listing: dict[str, Any]) -> list[Motor]:
     """Motor outputs: each leader with its followers, then PWM and CAN motor controllers with
-    no Python object the discovery could reach."""
+    no Python object the discovery could reach. PWM followers that turn the same way are read
+    with their leader (averaged); the others, and CAN followers (a SPARK follower's own
+    output is not in the HAL), are ``followers``."""
     objects = {m["channel"]: m for m in listing.get("motors", [])}
     followers = {int(ch) for m in objects.values() for ch in m["followers"]}
     taken: set[str] = set()
@@ -118,21 +121,30 @@ def motors_of(listing: dict[str, Any]) -> list[Motor]:
     for ch, m in sorted(objects.items()):
         if ch in followers:
             continue
-        same = [f"pwm:{f}" for f, sign in sorted(m["followers"].items(), key=lambda x: int(x[0]))
-                if sign > 0]
-        out.append(Motor(_unique(_name_of(m["path"], f"pwm{ch}"), taken), [f"pwm:{ch}", *same],
-                         1 + len(m["followers"]), m["class"], m["inverted"], m["path"]))
+        ordered = sorted(m["followers"].items(), key=lambda x: int(x[0]))
+        out.append(Motor(_unique(_name_of(m["path"], f"pwm{ch}"), taken),
+                         [f"pwm:{ch}", *(f"pwm:{f}" for f, sign in ordered if sign > 0)],
+                         1 + len(m["followers"]), m["class"], m["inverted"], m["path"],
+                         followers=[f"pwm:{f}" for f, sign in ordered if sign < 0]))
     known = {f"pwm:{c}" for c in objects} | {f"pwm:{c}" for c in followers}
     can = {(c["class"].lower(), c["id"]): c for c in listing.get("can", [])}
+    led: dict[str, list[str]] = {}  # leader address -> follower addresses
+    for dev in listing.get("devices", []):
+        kind, _, num = dev["address"].partition(":")
+        obj = can.get((kind, int(num) if num.isdigit() else None), {})
+        if dev["role"] == "motor" and "follows" in obj:
+            led.setdefault(f"{kind}:{obj['follows']}", []).append(dev["address"])
     for dev in listing.get("devices", []):
         address = dev["address"]
-        if dev["role"] != "motor" or address in known:
+        if dev["role"] != "motor" or address in known or any(
+                address in f for f in led.values()):
             continue
         kind, _, num = address.partition(":")
         obj = can.get((kind, int(num) if num.isdigit() else None), {})
         path = obj.get("path", "")
-        out.append(Motor(_unique(_name_of(path, f"{kind}{num}"), taken), [address], 1,
-                         obj.get("class", kind), path=path))
+        more = led.get(address, [])
+        out.append(Motor(_unique(_name_of(path, f"{kind}{num}"), taken), [address],
+                         1 + len(more), obj.get("class", kind), path=path, followers=more))
     return out
 
 
@@ -369,6 +381,53 @@ def build(listing: dict[str, Any]) -> Draft:
                 draft.gyro = dev["address"]
             else:
                 draft.extra_gyros.append(dev["address"])
-        elif dev["role"] == "analog":
-            draft.analogs.append(dev["address"])
+    guess_analogs(listing, draft)
     return draft
+
+
+def _analog_unit(span: float) -> str:
+    """The angle unit a program's analog reading is in, from what it reads over 5 V: a whole
+    number of turns up to 10 (an AnalogEncoder, a multi-turn potentiometer) in rotations,
+    a whole number of 2π in radians, anything else in degrees."""
+    span = abs(span)
+    if span <= 10.0 and abs(span - round(span)) < 1e-6 and round(span) >= 1:
+        return "rotations"
+    turns = span / (2.0 * math.pi)
+    if turns <= 10.0 and abs(turns - round(turns)) < 1e-6 and round(turns) >= 1:
+        return "rad"
+    return "deg"
+
+
+def guess_analogs(listing: dict[str, Any], draft: Draft) -> None:
+    """Each analog input (not a gyro) as an absolute encoder of the motor it most likely
+    measures: 0..5 V over the travel the program's object reads (its span, in the unit that
+    makes it a whole number of turns or else degrees), offset so that simserver's angle is
+    what the program reads. Unplaced ones stay in ``draft.analogs``."""
+    by_channel: dict[int, dict[str, Any]] = {}
+    for obj in listing.get("analogs", []):
+        if "channel" in obj and ("span" in obj or obj["channel"] not in by_channel):
+            by_channel[obj["channel"]] = obj  # the scaling object over its AnalogInput
+    taken = {e["name"] for e in draft.encoders}
+    for dev in listing.get("devices", []):
+        if dev["role"] != "analog":
+            continue
+        address = dev["address"]
+        obj = by_channel.get(int(address.partition(":")[2]), {})
+        best = _closest(obj.get("path", ""), draft.motors)
+        if best is None or best.role != "mechanism":
+            draft.analogs.append(address)
+            continue
+        entry: dict[str, Any] = {"address": address, "label": dev["label"],
+                                 "path": obj.get("path", ""), "motor": best.name,
+                                 "absolute": True, "inverted": False}
+        span = obj.get("span")
+        if span is None:  # a bare AnalogInput: the program reads volts
+            entry.update(unit="rotations", full_range=None)
+        else:
+            unit = _analog_unit(span)
+            entry.update(unit=unit, full_range=f"{abs(span):.6g} {unit}",
+                         inverted=span < 0, at_0v=obj["at_0v"])
+            offset = -obj["at_0v"] if span > 0 else obj["at_0v"]
+            entry["offset"] = f"{offset + 0.0:.6g} {unit}"
+        entry["name"] = _unique(_name_of(entry["path"], "") or best.name, taken)
+        draft.encoders.append(entry)

@@ -8,6 +8,7 @@ a ``# CONFIRM:`` comment saying what to measure.
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from simserver.initcmd.draft import CONFIRM, MOTOR_BY_CLASS, Draft, Motor, meaningful
 
@@ -43,6 +44,9 @@ def _motor(m: Motor) -> list[str]:
     if m.inverted:
         out.append("inverted = true             # the program inverts this controller")
     out.append(f"hal = {_hal(m.hal)}" + (f"    # {m.path}" if m.path else ""))
+    if m.followers:
+        out.append(f"followers = [{', '.join(map(_q, m.followers))}]    # follow hal "
+                   "(not read)")
     return [*out, ""]
 
 
@@ -119,9 +123,24 @@ def _encoders(draft: Draft) -> list[str]:
             out.append('mount = "motor"            # it turns with the motor')
         if e.get("absolute"):
             out.append("absolute = true")
+        if "full_range" in e:
+            out += _analog_range(e)
         if e["inverted"]:
             out.append("inverted = true             # the program reverses this encoder")
         out += [f"hal = {_q(e['address'])}", ""]
+    return out
+
+
+def _analog_range(e: dict[str, Any]) -> list[str]:
+    """The travel (and offset) lines of an analog sensor."""
+    if e["full_range"] is None:
+        return [f'full_range = "1 rotations"   {CONFIRM} shaft travel over 0..5 V (the '
+                "program reads volts)"]
+    out = [f"full_range = {_q(e['full_range'])}    {CONFIRM} shaft travel over 0..5 V (the "
+           f"program's {e['path'] or 'sensor'} reads this much more at 5 V than at 0 V)"]
+    out.append(f"offset = {_q(e['offset'])}    {CONFIRM} added to the shaft angle (an arm: "
+               f"0 = horizontal) before 0..5 V; the program reads {e['at_0v']:.6g} at 0 V, "
+               "this makes its reading simserver's angle")
     return out
 
 
@@ -141,10 +160,12 @@ def render(draft: Draft, program: str) -> str:
     out += [f"# Another gyro: {g}" for g in draft.extra_gyros]
     for name, address, sol in draft.solenoids:
         out.append(f"[solenoids.{name}]    # {sol['path']}")
+        out.append(f"hal = {_q(address)}")
         if "reverse_channel" in sol:
-            out.append(f"# a DoubleSolenoid: on = its forward channel (reverse: channel "
-                       f"{sol['reverse_channel']})")
-        out += [f"hal = {_q(address)}", ""]
+            reverse = f"{address.partition(':')[0]}:{sol['reverse_channel']}"
+            out.append(f"reverse_hal = {_q(reverse)}    # a DoubleSolenoid: on after "
+                       "forward, off after reverse")
+        out.append("")
     joints = [n for n, (k, _) in draft.mechanisms.items() if k.rstrip("?") in ("arm",
                                                                                 "elevator")]
     for name, address, path in draft.switches:

@@ -36,7 +36,7 @@ from typing import Any
 
 from simserver import halmap
 from simserver.config.hal import HalAddress
-from simserver.config.model import Config
+from simserver.config.model import Config, EncoderConfig
 from simserver.io import topics
 from simserver.io.nt import InputState
 from simserver.io.validation import InputValidator, decode_inputs
@@ -102,6 +102,8 @@ class HalsimWsLink:
         self._opening: Any = None  # the latest connection, spoken or not
         self._stop = threading.Event()
         self._rezero: dict[str, halmap.Rezero] = {}
+        self._valves = {name: halmap.Valve(s.initial, bool(s.reverse_hal))
+                        for name, s in cfg.solenoids.items()}
         self._reported = False
         self._connected_at = 0.0
         self._out: list[tuple[Key, dict[str, Any]]] = []
@@ -165,6 +167,8 @@ class HalsimWsLink:
             self._written.clear()
             self._sent.clear()
             self._rezero.clear()  # a new program: its sensors start from its own zero
+            for valve in self._valves.values():
+                valve.reset()
             self._conn = conn
             self._connected_at = time.monotonic()
             self._reported = False
@@ -256,10 +260,10 @@ class HalsimWsLink:
                     values[topics.motor(name)] = halmap.mean_duty(duties, enabled)
             for name, sol in self.cfg.solenoids.items():
                 if sol.hal:
-                    a = sol.hal[0]
-                    module = 0 if a.kind == "ctre" else 1
-                    on = self._get(("Solenoid", f"{module},{a.channel}"), "output", False)
-                    values[topics.solenoid(name)] = enabled and on is True
+                    forward, *reverse = [self._solenoid_on(a) for a in
+                                         (*sol.hal, *sol.reverse_hal)]
+                    values[topics.solenoid(name)] = self._valves[name].update(
+                        enabled, forward, any(reverse))
             if not self._reported and time.monotonic() - self._connected_at > DUMP_TIME:
                 self._report_unwired()
         out.robot_mode = mode
@@ -267,9 +271,13 @@ class HalsimWsLink:
                                                   list(self.cfg.solenoids), self.validator)
         return out
 
+    def _solenoid_on(self, a: HalAddress) -> bool:
+        module = 0 if a.kind == "ctre" else 1
+        return self._get(("Solenoid", f"{module},{a.channel}"), "output", False) is True
+
     def _report_unwired(self) -> None:
         self._reported = True
-        wired = {str(a) for m in self.cfg.motors.values() for a in m.hal}
+        wired = {str(a) for m in self.cfg.motors.values() for a in m.controllers}
         lines = [f'PWM {d}: add hal = "pwm:{d}" to a [motors.<name>] table'
                  for d, data in sorted(self._devices("PWM"), key=lambda x: int(x[0])
                                        if x[0].isdigit() else 0)
@@ -323,7 +331,7 @@ class HalsimWsLink:
             if pos is None or not enc.hal:
                 continue
             vel = halmap.finite(values.get(topics.encoder_velocity(name))) or 0.0
-            self._encoder(enc.hal[0], enc.unit, enc.ticks_per_revolution, pos, vel)
+            self._encoder(enc, pos, vel)
         yaw = halmap.finite(values.get(topics.GYRO_YAW))
         if yaw is not None and cfg.gyro.hal:
             rate = halmap.finite(values.get(topics.GYRO_RATE)) or 0.0
@@ -361,8 +369,9 @@ class HalsimWsLink:
                                                 ">test": test, ">ds": True, ">new_data": True}))
         return out
 
-    def _encoder(self, a: HalAddress, unit: str, tpr: int, pos: float, vel: float) -> None:
+    def _encoder(self, enc: EncoderConfig, pos: float, vel: float) -> None:
         put = self._put
+        a, unit, tpr = enc.hal[0], enc.unit, enc.ticks_per_revolution
         ch = a.channel or 0
         if a.kind == "encoder":
             for device, data in self._devices("Encoder"):
@@ -375,7 +384,8 @@ class HalsimWsLink:
                     return
             return
         if a.kind == "analog":
-            put(("AI", str(ch)), {">voltage": halmap.analog_voltage(pos, unit, tpr)})
+            put(("AI", str(ch)), {">voltage": halmap.analog_voltage(pos, unit, tpr,
+                                                                    enc.full_range)})
             return
         per_unit = halmap.rotations_per_unit(unit, tpr)
         if a.kind in ("talonfx", "cancoder"):

@@ -23,6 +23,7 @@ import pytest
 import wpilib
 from wpilib.simulation import (
     AnalogGyroSim,
+    AnalogInputSim,
     DIOSim,
     DriverStationSim,
     EncoderSim,
@@ -122,6 +123,8 @@ def _reset_sims(devices: list[Any]) -> None:
     for device in devices:
         if isinstance(device, wpilib.Solenoid):
             device.set(False)
+        elif isinstance(device, wpilib.DoubleSolenoid):
+            device.set(wpilib.DoubleSolenoid.Value.kOff)
         elif isinstance(device, wpilib.Encoder):
             EncoderSim(device).resetData()
         elif isinstance(device, wpilib.DigitalInput):
@@ -251,6 +254,24 @@ def test_outputs_hold_only_wired_motors_and_solenoids():
     assert set(bridge.solenoids) == {"b"}
 
 
+def test_double_solenoid_is_on_after_forward_off_after_reverse_and_holds_between(hw):
+    bridge = make_bridge('[solenoids.claw]\nhal = "ctre:3"\nreverse_hal = "ctre:4"\n'
+                         "initial = true\n")
+    claw = hw(wpilib.DoubleSolenoid(CTRE, 3, 4))
+    value = wpilib.DoubleSolenoid.Value
+    disable()
+    assert bridge.outputs()[topics.solenoid("claw")] is True  # initial, until it fires
+    enable()
+    states = []
+    for command in (value.kReverse, value.kOff, value.kForward, value.kOff):
+        claw.set(command)
+        states.append(bridge.outputs()[topics.solenoid("claw")])
+    assert states == [False, False, True, True]
+    disable()  # the roboRIO cuts both channels: the valve holds its spool
+    claw.set(value.kReverse)
+    assert bridge.outputs()[topics.solenoid("claw")] is True
+
+
 def test_rev_ph_solenoid_is_read(hw):
     bridge = make_bridge('[solenoids.shift]\nhal = "rev:3"\n')
     valve = hw(wpilib.Solenoid(REV, 3))
@@ -371,6 +392,19 @@ def test_analog_potentiometer_reads_five_volts_over_one_turn(hw):
     assert pot.get() == pytest.approx(90.0, abs=1e-9)
     bridge.apply(enc("pot", 450.0))  # one turn more: the same voltage
     assert pot.get() == pytest.approx(90.0, abs=1e-9)
+
+
+def test_analog_potentiometer_spans_five_volts_over_its_full_range(hw):
+    # A 270-degree potentiometer the program scales to read -90 deg at 0 V; simserver's
+    # offset of 90 deg makes the program read the arm's angle.
+    bridge = make_bridge(ARM + SHOULDER_NEO + '\n'
+                         + encoder_table("pot", "analog:4", unit="deg", motor="shoulder",
+                                         absolute="true", full_range='"270 deg"'))
+    pot = hw(wpilib.AnalogPotentiometer(4, 270.0, -90.0))
+    for angle in (0.0, 90.0, 135.0, 269.0):
+        bridge.apply(enc("pot", angle))
+        assert AnalogInputSim(4).getVoltage() == pytest.approx(5.0 * angle / 270.0)
+        assert pot.get() == pytest.approx(angle - 90.0, abs=1e-9)
 
 
 def test_ticks_encoder_gets_the_count_and_rate_times_distance_per_pulse(hw):
@@ -851,6 +885,32 @@ def test_wired_can_devices_are_not_reported(hw):
         hw(hal.SimDevice(name))
     assert not [line for line in bridge.unwired()
                 if any(line.startswith(f"{n}: ") for n in names)]
+
+
+def test_followers_are_wired_not_read_and_must_exist(hw):
+    # A SPARK follower's own SimDevice holds no output: the leader is read alone.
+    bridge = make_bridge(left='"sparkmax:31"\ncount = 2\nfollowers = ["sparkmax:32"]',
+                         right='"pwm:19"\ncount = 2')
+    leader = spark(hw, "SPARK MAX [31]")
+    leader["setpoint"].set(0.4)
+    enable()
+    assert bridge.outputs()[topics.motor("left")] == pytest.approx(0.4)
+    missing = bridge.missing()
+    assert [line for line in missing if "sparkmax:32" in line] == [
+        'motors.left.followers: hal = "sparkmax:32", but the robot program created no such '
+        "device (check the channel or CAN id against robot.py, or run `simserver init`)"]
+    hw(hal.SimDevice("SPARK MAX [32]"))
+    assert not [line for line in bridge.unwired() if line.startswith("SPARK MAX [32]")]
+    assert not [line for line in bridge.missing() if "sparkmax:32" in line]
+
+
+def test_talonfx_followers_get_the_battery_voltage(hw):
+    bridge = make_bridge(left='"talonfx:33"\ncount = 2\nfollowers = ["talonfx:34"]',
+                         right='"pwm:19"\ncount = 2')
+    follower = hw(hal.SimDevice("CANMotor:Talon FX (v6)[34]"))
+    supply = follower.createDouble("supplyVoltage", IN, 0.0)
+    bridge.apply({topics.BATTERY_VOLTAGE: 11.5})
+    assert supply.get() == 11.5
 
 
 def test_unwired_analog_gyro_is_reported_with_the_line_to_add(hw):

@@ -485,4 +485,46 @@ def test_bridge_errors_name_the_key(body, path, words):
 def test_analog_encoder_must_be_absolute():
     found = issues(BASE + '[encoders.x]\nmotor = "left"\nunit = "rotations"\nhal = "analog:2"\n')
     assert found == [("encoders.x.absolute", "an analog input reads an absolute angle (0..5 V "
-                      "over one turn): set absolute = true")]
+                      "over full_range): set absolute = true")]
+
+
+LIFT_FOLLOWED = LIFT_MOTOR + 'hal = "talonfx:1"\n'
+
+
+@pytest.mark.parametrize(("body", "path", "words"), [
+    ('count = 2\nfollowers = ["talonfx:1"]\n', "motors.lift.followers",
+     "talonfx:1 is already wired to motors.lift.hal"),
+    ('followers = ["talonfx:2"]\n', "motors.lift.count",
+     "2 controllers (hal and followers) drive at least as many motors: count = 1 is too few"),
+    ('count = 3\nfollowers = ["talonfx:2", "sparkmax:3", "pwm:1"]\n', "motors.lift.count",
+     "count = 3 is too few"),
+    ('count = 2\nfollowers = "dio:1"\n', "motors.lift.followers", "unknown motor device"),
+])
+def test_follower_mistakes_name_the_key(body, path, words):
+    found = issues(BASE + LIFT_FOLLOWED + body)
+    assert [p for p, _ in found] == [path], found
+    assert words in found[0][1], found
+
+
+def test_followers_need_a_leader():
+    found = issues(BASE + LIFT_MOTOR + 'count = 2\nfollowers = ["talonfx:2"]\n')
+    assert found == [("motors.lift.followers", "followers follow a leader: set hal to the "
+                      "controller they follow")]
+
+
+def test_followers_load_with_their_leader():
+    cfg = loads(BASE + LIFT_FOLLOWED + 'count = 3\nfollowers = ["talonfx:2", "talonfx:3"]\n')
+    assert [str(a) for a in cfg.motors["lift"].controllers] == ["talonfx:1", "talonfx:2",
+                                                                "talonfx:3"]
+
+
+@pytest.mark.parametrize(("body", "words"), [
+    ('hal = "ctre:0"\nreverse_hal = "rev:1"\n', "both ctre:N or both rev:N"),
+    ('reverse_hal = "ctre:1"\n', "set hal to the forward channel"),
+    ('hal = "ctre:0"\nreverse_hal = "ctre:0"\n', "ctre:0 is already wired to solenoids.s.hal"),
+    ('hal = "ctre:0"\nreverse_hal = "ctre:9"\n', "ctre"),
+])
+def test_double_solenoid_mistakes_name_the_reverse_channel(body, words):
+    found = issues(BASE + "[solenoids.s]\n" + body)
+    assert [p for p, _ in found] == ["solenoids.s.reverse_hal"], found
+    assert words in found[0][1], found

@@ -208,9 +208,9 @@ def _kitbot_run(tmp_path: Path, name: str, *args: str, bridge: str = "",
 
 
 def test_a_wired_device_the_program_never_created_is_a_warning_and_fails_a_scenario(tmp_path):
-    # The first-day mistake: a channel the program does not use, averaged in as 0 (that side
-    # would run at two-thirds power).
-    replace = ('hal = ["pwm:0", "pwm:1"]', 'hal = ["pwm:0", "pwm:1", "pwm:9"]')
+    # The first-day mistake: a channel typo (pwm:9 for pwm:1), a channel the program does not
+    # use, averaged in as 0 (that side would run at half power).
+    replace = ('hal = ["pwm:0", "pwm:1"]', 'hal = ["pwm:0", "pwm:9"]')
     run, output = _kitbot_run(tmp_path, "warned", "--enable", "autonomous", "--duration", "1",
                               replace=replace)
     assert run.returncode == 0, run.stderr

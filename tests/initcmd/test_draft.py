@@ -8,7 +8,14 @@ import math
 import pytest
 
 from simserver.config.loader import loads
-from simserver.initcmd.draft import CONFIRM, _angle_unit, _name_of, build, words
+from simserver.initcmd.draft import (
+    CONFIRM,
+    _analog_unit,
+    _angle_unit,
+    _name_of,
+    build,
+    words,
+)
 from simserver.initcmd.render import render
 
 
@@ -58,8 +65,70 @@ def test_a_follower_turning_the_other_way_counts_but_is_not_averaged():
                           motor("robot.climberB", 2), motor("robot.climberC", 3)]}
     draft = build(listing)
     [m] = draft.motors
-    assert (m.name, m.hal, m.count) == ("climber", ["pwm:1", "pwm:2"], 3)
+    assert (m.name, m.hal, m.followers, m.count) == ("climber", ["pwm:1", "pwm:2"], ["pwm:3"], 3)
     assert draft.mechanisms == {"climber": ("elevator", "climber")}
+    cfg = loads(render(draft, "bot"))
+    assert [str(a) for a in cfg.motors["climber"].followers] == ["pwm:3"]
+
+
+def can_motor(kind: str, can_id: int, label: str) -> dict:
+    return {"role": "motor", "address": f"{kind}:{can_id}", "label": label, "aliases": [],
+            "detail": {}}
+
+
+def test_can_followers_are_grouped_under_their_leader_whatever_their_direction():
+    listing = {"devices": [can_motor("talonfx", 1, "CANMotor:Talon FX (v6)[1]"),
+                           can_motor("talonfx", 2, "CANMotor:Talon FX (v6)[2]"),
+                           can_motor("sparkmax", 3, "SPARK MAX [3]"),
+                           can_motor("sparkmax", 4, "SPARK MAX [4]"),
+                           can_motor("sparkmax", 5, "SPARK MAX [5]")],
+               "can": [{"path": "robot.shooter.leader", "class": "TalonFX", "id": 1},
+                       {"path": "robot.shooter.follower", "class": "TalonFX", "id": 2,
+                        "follows": 1, "opposed": True},
+                       {"path": "robot.climber.motor", "class": "SparkMax", "id": 3},
+                       {"path": "robot.climber.right", "class": "SparkMax", "id": 4,
+                        "follows": 3, "opposed": False},
+                       {"path": "robot.climber.third", "class": "SparkMax", "id": 5,
+                        "follows": 3, "opposed": True}]}
+    draft = build(listing)
+    assert [(m.name, m.hal, m.followers, m.count) for m in draft.motors] == [
+        ("shooter", ["talonfx:1"], ["talonfx:2"], 2),
+        ("climber", ["sparkmax:3"], ["sparkmax:4", "sparkmax:5"], 3)]
+    cfg = loads(render(draft, "bot"))
+    assert cfg.motors["climber"].count == 3
+
+
+@pytest.mark.parametrize(("span", "unit"), [
+    (270.0, "deg"), (3600.0, "deg"), (1.0, "rotations"), (10.0, "rotations"),
+    (2 * math.pi, "rad"), (-270.0, "deg"), (1.5, "deg"),
+])
+def test_analog_unit_makes_the_span_whole_turns_or_else_degrees(span, unit):
+    assert _analog_unit(span) == unit
+
+
+def analog(channel: int) -> dict:
+    return {"role": "analog", "address": f"analog:{channel}", "label": f"Analog input {channel}",
+            "aliases": [], "detail": {}}
+
+
+def test_a_potentiometer_on_a_mechanism_becomes_an_absolute_encoder_over_its_span():
+    listing = {"devices": [*pwm(2), analog(0), analog(1)],
+               "motors": [motor("robot.wrist.motor", 2)],
+               "analogs": [{"path": "robot.wrist.input", "class": "AnalogInput", "channel": 0},
+                           {"path": "robot.wrist.pot", "class": "AnalogPotentiometer",
+                            "channel": 0, "at_0v": 200.0, "span": -270.0},
+                           {"path": "robot.pressure", "class": "AnalogInput", "channel": 1}]}
+    text = render(build(listing), "bot")
+    cfg = loads(text)
+    # An inverted potentiometer (270 deg at 0 V down to -70 at 5 V): the program reads
+    # -((-angle + 200) mod 270) + 200... = the angle, for angles in its travel.
+    pot = cfg.encoders["pot"]
+    assert (pot.motor, pot.unit, pot.absolute, pot.inverted) == ("wrist", "deg", True, True)
+    assert (pot.full_range, pot.offset) == pytest.approx((math.radians(270.0),
+                                                          math.radians(200.0)))
+    # A pressure sensor measures no motor: left as a comment.
+    assert "Analog input analog:1" in text and 'hal = "analog:1"' in text
+    assert [str(e.hal[0]) for e in cfg.encoders.values()] == ["analog:0"]
 
 
 def test_a_motor_with_an_unknown_job_becomes_a_flywheel_to_confirm():

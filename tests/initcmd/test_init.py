@@ -115,9 +115,9 @@ def test_init_diffbot_wires_every_device_and_finds_the_tank_drive(tmp_path):
     assert {e.motor: e.unit for e in cfg.encoders.values()} == {"left": "m", "right": "m"}
 
 
-def run_beside(program: str, cfg: Path, env: dict[str, str], *args: str) -> None:
+def run_beside(program: str, cfg: Path, env: dict[str, str], *args: str) -> str:
     """A lock-step `simserver run cfg --lockstep --fast --enable autonomous ARGS` beside the
-    test program, both to a clean exit."""
+    test program, both to a clean exit; the program's output."""
     lockstep(cfg)
     robot = RobotProgram(PROGRAMS / program, cfg, cfg.parent, env=env)
     try:
@@ -125,6 +125,7 @@ def run_beside(program: str, cfg: Path, env: dict[str, str], *args: str) -> None
         run = simserver(str(cfg), "--lockstep", "--fast", "--enable", "autonomous", *args)
         assert run.returncode == 0, run.stderr
         assert robot.wait_exit(30) == 0, robot.output()
+        return robot.output()
     finally:
         robot.close()
 
@@ -272,14 +273,18 @@ def test_init_kitchenbot_wires_can_devices_solenoids_and_switches(tmp_path):
     assert cfg.mechanisms["wrist"].type == "arm"
     assert {n: (e.unit, e.mount, e.absolute, str(e.hal[0])) for n, e in cfg.encoders.items()} == {
         "wrist": ("rotations", "wheel", True, "cancoder:6"),
-        "wrist_rotor": ("rotations", "motor", False, "talonfx:5")}
+        "wrist_rotor": ("rotations", "motor", False, "talonfx:5"),
+        "wrist_pot": ("deg", "wheel", True, "analog:1")}
     assert [str(a) for a in cfg.gyro.hal] == ["pigeon2:7"]
     assert {n: str(s.hal[0]) for n, s in cfg.solenoids.items()} == {"claw": "ctre:0",
                                                                     "shifter": "ctre:2"}
     assert {n: (s.mechanism, str(s.hal[0])) for n, s in cfg.switches.items()} == {
         "wrist_limit": ("wrist", "dio:9")}
-    # The potentiometer's scale is the program's business: it is listed, not wired.
-    assert 'hal = "analog:1"' in out.read_text()
+    # The double solenoid's two channels, and the potentiometer as an absolute encoder over
+    # the 270 degrees the program scales it to.
+    assert [str(a) for a in cfg.solenoids["claw"].reverse_hal] == ["ctre:1"]
+    pot = cfg.encoders["wrist_pot"]
+    assert pot.full_range == pytest.approx(math.radians(270.0))
 
 
 def test_init_armbot_gives_an_arm_without_drivetrain(tmp_path):
@@ -374,3 +379,48 @@ def test_mechanism_program_after_init_and_confirmed_values_reading_matches_truth
     program_reading = json.loads(log.read_text())[key]
     assert abs(moved - target) < 0.05 * target, truth[-1]  # the PID got there
     assert abs(program_reading - moved) < count
+
+
+def test_init_clawbot_wires_can_followers_a_potentiometer_and_a_double_solenoid(tmp_path):
+    out = tmp_path / "simserver.toml"
+    code, text = init(PROGRAMS / "clawbot", out)
+    assert code == 0, text
+    cfg = load(out)
+    # REV follow() (inverted) and Phoenix 6 Follower (opposed): the leader is read, the
+    # follower is wired and counted.
+    assert {n: ([str(a) for a in m.hal], [str(a) for a in m.followers], m.count)
+            for n, m in cfg.motors.items()} == {"arm": (["sparkmax:3"], ["sparkmax:4"], 2),
+                                                 "shooter": (["talonfx:1"], ["talonfx:2"], 2)}
+    pot = cfg.encoders["pot"]
+    assert (pot.motor, str(pot.hal[0]), pot.unit, pot.absolute) == ("arm", "analog:0", "deg",
+                                                                      True)
+    assert (pot.full_range, pot.offset) == pytest.approx((math.radians(270.0),
+                                                          math.radians(90.0)))
+    assert [str(a) for a in cfg.solenoids["claw"].hal + cfg.solenoids["claw"].reverse_hal] == [
+        "ctre:0", "ctre:1"]
+
+
+def test_clawbot_after_init_reads_its_potentiometer_and_holds_its_double_solenoid(tmp_path):
+    cfg = tmp_path / "simserver.toml"
+    code, text = init(PROGRAMS / "clawbot", cfg)
+    assert code == 0, text
+    log, record = tmp_path / "reading.json", tmp_path / "run.wpilog"
+    output = run_beside("clawbot", cfg, {"READING_LOG": str(log)}, "--duration", "3",
+                        "--record", str(record))
+    # Every device is wired, followers too, and every address exists.
+    assert "does not wire" not in output and "never created" not in output, output
+    entries = read_log(record)
+    angle = entries["/simserver/mechanisms/arm/angle"].values
+    assert angle[0] == pytest.approx(-90.0) and angle[-1] > 0.0  # the P loop lifted it
+    # The program's potentiometer reads simserver's arm angle (volts are not quantized in
+    # simulation; the last loop's reading is at most one period behind the last sample).
+    reading = json.loads(log.read_text())["angle"]
+    assert abs(reading - angle[-1]) < 0.5, (reading, angle[-1])
+    assert abs(reading - angle[-2]) < 0.05 or abs(reading - angle[-1]) < 0.05
+    # kForward for 1 s, kOff for 1 s (the valve holds), then kReverse.
+    # The log keeps changes: on within a period of the start, off within a period of 2 s.
+    claw = entries["/simserver/solenoids/claw"].records
+    assert [v for _, v in claw] == [False, True, False], claw
+    assert claw[1][0] < 0.1e6 and 2.0e6 <= claw[2][0] < 2.1e6, claw
+    shooter = entries["/simserver/mechanisms/shooter/velocity"].values
+    assert shooter[-1] > 100.0  # rad/s: the Talon FX leader drove both motors

@@ -394,6 +394,23 @@ def test_solenoids_by_module_and_channel(robots, links):
     s = polls.until(lambda s: s.solenoids == {"claw": False, "shift": True}, "the deltas")
 
 
+def test_double_solenoid_holds_its_state_while_both_channels_are_off(robots, links):
+    config = DRIVE + '[solenoids.claw]\nhal = "ctre:4"\nreverse_hal = "ctre:5"\n'
+    dump = [DS_DISABLED, *PWM_INIT, msg("Solenoid", "0,4", {"<output": False}),
+            msg("Solenoid", "0,5", {"<output": False})]
+    robot, link, polls = connect(robots, links, config, dump, mode=None)
+    assert polls.poll().solenoids == {"claw": False}
+    link.send({topics.DS_MODE: "teleop"})
+    robot.push("Solenoid", "0,4", {"<output": True})  # kForward
+    polls.until(lambda s: s.solenoids == {"claw": True}, "forward")
+    robot.push("Solenoid", "0,4", {"<output": False})  # kOff: the valve holds
+    robot.push("Solenoid", "1,0", {"<output": True})  # anything else, to see a later poll
+    time.sleep(0.2)
+    assert polls.poll().solenoids == {"claw": True}
+    robot.push("Solenoid", "0,5", {"<output": True})  # kReverse
+    polls.until(lambda s: s.solenoids == {"claw": False}, "reverse")
+
+
 # --- writing sensors ------------------------------------------------------------------------
 
 def test_encoder_counts_and_periods_by_channel_as_deltas(robots, links):
@@ -439,6 +456,20 @@ hal = "analog:2"
     assert data_of(got, "AI", "2") == {">voltage": pytest.approx(1.25)}
     got = sync_send(robot, link, {topics.encoder_position("pot"): 450.0})  # a turn on: same
     assert data_of(got, "AI", "2") == {}
+
+
+def test_analog_potentiometer_spans_five_volts_over_its_full_range(robots, links):
+    config = DRIVE + ARM + SHOULDER_NEO + """
+[encoders.pot]
+motor = "shoulder"
+unit = "deg"
+absolute = true
+full_range = "10 rotations"
+hal = "analog:3"
+"""
+    robot, link, _polls = connect(robots, links, config, [DS_DISABLED, *PWM_INIT])
+    got = sync_send(robot, link, {topics.encoder_position("pot"): 900.0})
+    assert data_of(got, "AI", "3") == {">voltage": pytest.approx(1.25)}
 
 
 def test_battery_voltage_talonfx_supply_and_dio_switches(robots, links):

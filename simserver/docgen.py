@@ -4,6 +4,7 @@ docs/protocol.md from the topic contract. ``make docs`` writes them; tests check
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import types
 import typing
 
@@ -108,7 +109,7 @@ def config_reference() -> str:
         nested: list[Section] = []
         _walk(cls, path, rows, nested)
         if heading:
-            out += [f"## {heading}", "", (cls.__doc__ or doc).strip(), ""]
+            out += [f"## {heading}", "", inspect.cleandoc(cls.__doc__ or doc), ""]
         elif rows:
             out += ["## Sections chosen by a model type", "",
                     "These tables take a `type` key naming a registered model type; the other "

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from simserver.config.loader import motor_mechanisms
-from simserver.config.model import Config, EncoderConfig, FieldConfig, SwitchConfig
+from simserver.config.model import Config, FieldConfig, SwitchConfig
 from simserver.config.vision import camera_specs
 from simserver.fieldelements import season_obstacles
 from simserver.fieldinfo import field_size
@@ -165,7 +165,7 @@ class World:
         holo = self.holo
         self._enc_holo = {n for n, e in cfg.encoders.items()
                           if holo is not None and holo.has_joint(e.motor)}
-        self.encoders = {n: self._encoder(e) for n, e in cfg.encoders.items()
+        self.encoders = {n: self._encoder(n) for n in cfg.encoders
                          if n not in self._enc_mech and n not in self._enc_holo}
         self._enc_side = {n: e.motor == getattr(cfg.drivetrain, "left", None)
                           for n, e in cfg.encoders.items()}
@@ -207,10 +207,11 @@ class World:
             raise ValueError(f"no drivetrain model type {cfg.drivetrain_type!r} is installed")
         return dt_type.create("drivetrain", cfg.drivetrain, cfg)
 
-    def _encoder_scale(self, e: EncoderConfig, gearing: float) -> float:
-        """Reading units per metre of wheel travel."""
+    def _encoder_scale(self, name: str, gearing: float) -> float:
+        """Reading units per metre of wheel travel of encoder ``name``."""
+        e = self.cfg.encoders[name]
         kind = unit_kind(e.unit)
-        sign = -1.0 if e.inverted else 1.0
+        sign = -1.0 if self.cfg.encoder_reversed(name) else 1.0
         if kind == "length":
             return sign / unit_scale(e.unit)
         wheel_rad_per_m = 1.0 / self.params.wheel_radius
@@ -219,9 +220,9 @@ class World:
             return sign * shaft_rad_per_m / unit_scale(e.unit)
         return sign * shaft_rad_per_m / (2.0 * math.pi) * e.ticks_per_revolution
 
-    def _encoder(self, e: EncoderConfig) -> Encoder:
-        return Encoder(self._encoder_scale(e, self.params.gearing), ticks=e.unit in ("tick",
-                                                                                     "ticks"))
+    def _encoder(self, name: str) -> Encoder:
+        return Encoder(self._encoder_scale(name, self.params.gearing),
+                       ticks=self.cfg.encoders[name].unit in ("tick", "ticks"))
 
     def reset(self) -> None:
         """Back to the start pose at rest, sensors zeroed, battery fresh, time 0."""
@@ -427,7 +428,7 @@ class World:
         if gearing != drive.gearing:
             drive.gearing = gearing
             for name, enc in self.encoders.items():
-                enc.units_per_metre = self._encoder_scale(self.cfg.encoders[name], gearing)
+                enc.units_per_metre = self._encoder_scale(name, gearing)
         ctrl_l, ctrl_r = self.controllers[cfg.left], self.controllers[cfg.right]
         dl = max(-1.0, min(1.0, self.motor(cfg.left)))
         dr = max(-1.0, min(1.0, self.motor(cfg.right)))
@@ -615,7 +616,7 @@ class World:
         e = self.cfg.encoders[name]
         position, velocity, radius, gearing = self._encoder_joint(name)
         kind = unit_kind(e.unit)
-        sign = -1.0 if e.inverted else 1.0
+        sign = -1.0 if self.cfg.encoder_reversed(name) else 1.0
         to_shaft = 1.0 if radius == 0.0 or kind == "length" else 1.0 / radius  # m -> drum rad
         if kind != "length" and e.mount == "motor":
             to_shaft *= gearing

@@ -17,7 +17,7 @@ from simserver.models.mechanisms import GRAVITY
 from simserver.models.motor import motor_by_name
 from simserver.world import World
 from tests.worlds import ARM as ARM_MECHANISM
-from tests.worlds import LIFT, TWO_KRAKENS, make_world
+from tests.worlds import LIFT, SHOULDER_NEO, TWO_KRAKENS, make_world
 
 H = 0.005  # s: the kitbot's substep
 RADIUS = 0.0254  # m: the elevator's "1 in" drum
@@ -433,3 +433,37 @@ def test_an_encoder_on_a_motor_that_drives_nothing_is_a_config_error():
                        '[encoders.a]\nmotor = "spare"\nunit = "rotations"\n')
     assert [i.path for i in err.issues] == ["encoders.a.motor"]
     assert "motor 'spare' drives no drivetrain side and no mechanism" in str(err)
+
+
+def test_integrated_sensors_count_the_way_their_motor_turns():
+    # The kitbot's right motor mounted mirrored (inverted) with a SPARK's built-in encoder,
+    # and the arm's motor mirrored too: driving forward and lifting the arm turn both rotors
+    # backward, and their integrated encoders count the raw rotor, as a Talon FX's or a
+    # SPARK's does before the program's own inversion.
+    base = default_config_text().replace("[motors.right]\n", "[motors.right]\ninverted = true\n"
+                                         'hal = "sparkmax:4"\n')
+    world = make_world(ARM_MECHANISM + SHOULDER_NEO + 'inverted = true\nhal = "talonfx:5"\n' + """
+[encoders.right_builtin]
+motor = "right"
+unit = "rotations"
+mount = "motor"
+hal = "sparkmax:4"
+
+[encoders.shoulder_rotor]
+motor = "shoulder"
+unit = "rotations"
+mount = "motor"
+hal = "talonfx:5"
+""", base=base)
+    world.set_motor("left", 0.5)
+    world.set_motor("right", -0.5)  # a mirrored motor driven backward drives its side forward
+    world.set_motor("shoulder", -0.5)
+    for _ in range(50):
+        world.step(0.01)
+    snap = world.snapshot()
+    assert snap.wheel_speeds[1] > 0.5 and snap.mechanisms["arm"]["velocity"] > 0.0
+    gearing = world.drive.gearing
+    wheel_turns = world.distance / (2 * math.pi * world.params.wheel_radius)
+    assert snap.encoders["right_builtin"][0] == pytest.approx(-wheel_turns * gearing, rel=0.02)
+    arm_turns = (snap.mechanisms["arm"]["angle"] + 80.0) / 360.0  # from the start angle
+    assert snap.encoders["shoulder_rotor"][0] == pytest.approx(-arm_turns * 60, rel=1e-9)

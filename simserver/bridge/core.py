@@ -33,6 +33,7 @@ from simserver.bridge.devices import (
     encoder_sink,
     motor_source,
 )
+from simserver.bridge.objects import ProgramObjects
 from simserver.config.model import Config
 from simserver.halmap import Watch
 from simserver.io import topics
@@ -49,12 +50,14 @@ def robot_mode() -> str:
 class Bridge:
     """The HAL devices named by a config's ``hal`` keys."""
 
-    def __init__(self, cfg: Config):
+    def __init__(self, cfg: Config, objects: ProgramObjects | None = None):
         self.cfg = cfg
+        self.objects = objects if objects is not None else ProgramObjects()
         self.motors: dict[str, list[MotorSource]] = {
-            name: [motor_source(a) for a in m.hal] for name, m in cfg.motors.items() if m.hal}
+            name: [motor_source(a, self.objects) for a in m.hal]
+            for name, m in cfg.motors.items() if m.hal}
         self.solenoids = {name: Solenoid(s) for name, s in cfg.solenoids.items() if s.hal}
-        self.encoders = {name: encoder_sink(e.hal[0], e)
+        self.encoders = {name: encoder_sink(e.hal[0], e, self.objects)
                          for name, e in cfg.encoders.items() if e.hal}
         self.gyro = Gyro(cfg.gyro.hal[0]) if cfg.gyro.hal else None
         self.switches = {name: Switch(s.hal[0]) for name, s in cfg.switches.items() if s.hal}
@@ -62,7 +65,7 @@ class Bridge:
                         for m in cfg.motors.values() for a in m.controllers
                         if a.kind == "talonfx"]
         self._mode = ""
-        self._warned_spark: set[str] = set()
+        self._warned_spark: set[tuple[str, str]] = set()
         self.warnings: list[str] = []
         self._watches: dict[str, Watched] = {
             f"encoders.{name} ({cfg.encoders[name].hal[0]})": sink.watch
@@ -104,17 +107,27 @@ class Bridge:
         for name, sources in self.motors.items():
             out[topics.motor(name)] = halmap.mean_duty([s.duty() for s in sources], enabled)
             for s in sources:
-                if isinstance(s, SparkMotor) and s.unsupported_mode is not None and (
-                        name not in self._warned_spark):
-                    self._warned_spark.add(name)
-                    self.warnings.append(
-                        f"motors.{name}: the SPARK runs closed-loop control mode "
-                        f"{s.unsupported_mode}; only duty-cycle and voltage setpoints are "
-                        "simulated, so its applied output (0 unless REV's SparkSim runs) is used")
+                if isinstance(s, SparkMotor):
+                    self._check_spark(name, s)
         for name, sol in self.solenoids.items():
             out[topics.solenoid(name)] = sol.on(enabled)
         out[topics.ROBOT_MODE] = robot_mode()
         return out
+
+    def _check_spark(self, name: str, spark: SparkMotor) -> None:
+        """Warn once per motor about what the bridge cannot simulate of a SPARK."""
+        if spark.unsupported_mode is not None and (name, "mode") not in self._warned_spark:
+            self._warned_spark.add((name, "mode"))
+            self.warnings.append(
+                f"motors.{name}: the SPARK runs closed-loop control mode "
+                f"{spark.unsupported_mode}; only duty-cycle and voltage setpoints are "
+                "simulated, so its applied output (0 unless REV's SparkSim runs) is used")
+        if self.objects.given_up(spark.address) and (name, "object") not in self._warned_spark:
+            self._warned_spark.add((name, "object"))
+            self.warnings.append(
+                f"motors.{name}: the program's {spark.address} object is not reachable from "
+                "its robot object, so whether the program inverts it is not known: taken as "
+                "not inverted")
 
     # --- simserver -> robot ----------------------------------------------------------------
 

@@ -31,6 +31,7 @@ from wpilib.simulation import (
 )
 
 from simserver import halmap
+from simserver.bridge.objects import ProgramObjects
 from simserver.config.hal import HalAddress
 from simserver.config.model import EncoderConfig, SolenoidConfig
 from simserver.halmap import Rezero, Watch
@@ -126,12 +127,26 @@ class TalonFxMotor:
         return self.device.read("dutyCycle")
 
 
+def spark_direction(objects: ProgramObjects, address: str) -> float:
+    """+1, or -1 for a SPARK the program configures ``inverted(True)``: REVLib applies it
+    inside the controller, so the SimDevice holds the program's values, not the motor's. Its
+    object not found: +1."""
+    spark = objects.get(address)
+    try:
+        return -1.0 if spark is not None and spark.configAccessor.getInverted() else 1.0
+    except Exception:  # a closed device
+        return 1.0
+
+
 class SparkMotor:
     """A REV SPARK: the open-loop setpoint (duty cycle or volts over bus voltage); with REV's
-    own SparkSim driving it, the applied output."""
+    own SparkSim driving it, the applied output. Negated when the program inverts it, as the
+    controller does: the motor's own direction, like a PWM output or a Talon FX's."""
 
-    def __init__(self, kind: str, can_id: int):
+    def __init__(self, kind: str, can_id: int, objects: ProgramObjects):
+        self.address = f"{kind}:{can_id}"
         self.device = LazyDevice(halmap.spark(kind, can_id))
+        self.objects = objects
         self.unsupported_mode: int | None = None
 
     def duty(self) -> float:
@@ -144,7 +159,7 @@ class SparkMotor:
                                             dev.read("Applied Output"))
         if not simulated:
             self.unsupported_mode = mode
-        return duty
+        return spark_direction(self.objects, self.address) * duty
 
 
 class SimDeviceMotor:
@@ -158,7 +173,7 @@ class SimDeviceMotor:
         return self.device.read(self.value)
 
 
-def motor_source(address: HalAddress) -> MotorSource:
+def motor_source(address: HalAddress, objects: ProgramObjects) -> MotorSource:
     """The reader for a motor address."""
     ch = address.channel if address.channel is not None else 0
     if address.kind == "pwm":
@@ -166,7 +181,7 @@ def motor_source(address: HalAddress) -> MotorSource:
     if address.kind == "talonfx":
         return TalonFxMotor(ch)
     if address.kind in ("sparkmax", "sparkflex"):
-        return SparkMotor(address.kind, ch)
+        return SparkMotor(address.kind, ch, objects)
     return SimDeviceMotor(address.device, address.value)
 
 
@@ -227,11 +242,16 @@ class QuadratureEncoder:
 
 
 class CanEncoder:
-    """A CAN encoder that reads shaft rotations: Talon FX rotor sensor, CANcoder, SPARK."""
+    """A CAN encoder that reads shaft rotations: Talon FX rotor sensor, CANcoder, SPARK. The
+    position written is the raw one of the device (the Phoenix devices apply the program's
+    direction settings themselves; a SPARK's is applied here, as REVLib does)."""
 
-    def __init__(self, address: HalAddress, unit: str, ticks_per_revolution: int):
+    def __init__(self, address: HalAddress, unit: str, ticks_per_revolution: int,
+                 objects: ProgramObjects):
         ch = address.channel if address.channel is not None else 0
         self.kind = address.kind
+        self.address = str(address)
+        self.objects = objects
         if address.kind == "talonfx":
             self.device = LazyDevice(halmap.talonfx_rotor(ch))
         elif address.kind == "cancoder":
@@ -249,9 +269,11 @@ class CanEncoder:
         if self.kind in ("talonfx", "cancoder"):
             dev.write("rawPositionInput", rot)
             dev.write("velocity", rps)
-        else:  # SPARK: values after the program's conversion factors, velocity per minute
-            dev.write("Position", rot * dev.read("Position Conversion Factor", 1.0))
-            dev.write("Velocity", rps * 60.0 * dev.read("Velocity Conversion Factor", 1.0))
+        else:  # SPARK: values after the program's inversion and conversion factors, per minute
+            sign = spark_direction(self.objects, self.address)
+            dev.write("Position", sign * rot * dev.read("Position Conversion Factor", 1.0))
+            dev.write("Velocity", sign * rps * 60.0 * dev.read("Velocity Conversion Factor",
+                                                                1.0))
 
 
 class SimDeviceEncoder:
@@ -282,7 +304,8 @@ class AnalogSensor:
                                                   e.full_range))
 
 
-def encoder_sink(address: HalAddress, enc: EncoderConfig) -> EncoderSink:
+def encoder_sink(address: HalAddress, enc: EncoderConfig,
+                 objects: ProgramObjects) -> EncoderSink:
     """The writer for an encoder address of the encoder ``enc``."""
     if address.kind == "analog":
         return AnalogSensor(address.channel or 0, enc)
@@ -290,7 +313,7 @@ def encoder_sink(address: HalAddress, enc: EncoderConfig) -> EncoderSink:
         return QuadratureEncoder(address.channel or 0, enc.unit)
     if address.kind == "simdevice":
         return SimDeviceEncoder(address.device, address.value)
-    return CanEncoder(address, enc.unit, enc.ticks_per_revolution)
+    return CanEncoder(address, enc.unit, enc.ticks_per_revolution, objects)
 
 
 # --- gyros, switches, solenoids, battery -----------------------------------------------------

@@ -11,7 +11,8 @@ then writes one JSON document and ends the process with status 0:
   follow it (found by setting it and watching every PWM output);
 - ``encoders``, ``solenoids``, ``inputs``, ``mechanism_sims``, ``can``: the program's
   encoder, solenoid, digital input, WPILib mechanism-simulation and vendor (Phoenix 6, REV,
-  navX) objects, by path; a CAN motor controller that follows another says which
+  navX) objects, by path; Talon FX, SPARK and CANcoder objects with ``inverted`` as their
+  configuration reads back, and a CAN motor controller that follows another with which
   (``follows``: the leader's CAN id, ``opposed``);
 - ``analogs``: the program's ``AnalogPotentiometer``, ``AnalogEncoder`` and ``AnalogInput``
   objects, by path, with their channel and, where the class scales the voltage, what it reads
@@ -235,10 +236,37 @@ def _can(path: str, obj: Any) -> dict[str, Any]:
     if can_id is None and isinstance(getattr(obj, "device_id", None), int):
         can_id = obj.device_id
     out: dict[str, Any] = {"path": path, "class": type(obj).__name__, "id": can_id}
+    inverted = _inverted(obj)
+    if inverted is not None:
+        out["inverted"] = inverted
     leader = _leader(obj)
     if leader is not None:
         out["follows"], out["opposed"] = leader
     return out
+
+
+def _inverted(obj: Any) -> bool | None:
+    """Whether the program inverts a vendor device, read back from its configuration: a
+    Talon FX's ``MotorOutput.Inverted`` or a CANcoder's ``MagnetSensor.SensorDirection``
+    clockwise positive, a SPARK's ``inverted(True)``; None for other devices or when the
+    configuration cannot be read."""
+    try:
+        name = type(obj).__name__
+        if name in ("TalonFX", "CANcoder"):
+            from phoenix6 import configs
+
+            if name == "TalonFX":
+                motor = configs.MotorOutputConfigs()
+                obj.configurator.refresh(motor)
+                return motor.inverted.name == "CLOCKWISE_POSITIVE"
+            sensor = configs.MagnetSensorConfigs()
+            obj.configurator.refresh(sensor)
+            return sensor.sensor_direction.name == "CLOCKWISE_POSITIVE"
+        if name in ("SparkMax", "SparkFlex"):
+            return bool(obj.configAccessor.getInverted())
+    except Exception:  # a vendor version without these calls: not known
+        return None
+    return None
 
 
 def _leader(obj: Any) -> tuple[int, bool] | None:

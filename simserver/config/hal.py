@@ -47,6 +47,8 @@ ROLES: dict[str, tuple[str, ...]] = {
 _BARE = {"adxrs450", "navx"}
 # Encoders on CAN devices report shaft rotations: their config unit must be an angle.
 CAN_ENCODERS = ("talonfx", "cancoder", "sparkmax", "sparkflex")
+# Encoders that are a motor controller's own sensor: they turn with its motor.
+INTEGRATED_SENSORS = ("talonfx", "sparkmax", "sparkflex")
 # Highest channel of each kind on a roboRIO (WPILib's SensorUtil: 20 PWM, 31 DIO, analog gyros
 # on the 2 accumulator inputs).
 CHANNEL_MAX = {"pwm": 19, "encoder": 30, "dio": 30, "analoggyro": 1, "analog": 7, "ctre": 7,

@@ -505,6 +505,24 @@ def missing_name(kind: str, name: str, known: list[str]) -> str:
                   f"; none are defined: add a [{kind}s.NAME] table")
 
 
+def _check_integrated(cfg: Config, name: str, address: hal.HalAddress,
+                      issues: list[ConfigIssue]) -> None:
+    """An integrated sensor turns with the motor its controller drives: it must be one of
+    its motor's read controllers, and takes that motor's direction."""
+    enc = cfg.encoders[name]
+    motor = cfg.motors.get(enc.motor or "")
+    if motor is not None and motor.hal and address not in motor.hal:
+        where = "follows" if address in motor.followers else "is not a controller of"
+        issues.append(ConfigIssue(f"encoders.{name}.hal", f"{address} {where} motors."
+                                  f"{enc.motor} (hal = {', '.join(map(str, motor.hal))}): "
+                                  "an integrated sensor is read on its own motor; use "
+                                  "the leader's"))
+    if enc.inverted:
+        issues.append(ConfigIssue(f"encoders.{name}.inverted", f"{address} is the sensor "
+                                  "of the motor itself: it turns with its motor and takes "
+                                  f"motors.{enc.motor}.inverted; remove this key"))
+
+
 def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
     """HAL wiring: each device wired once per direction, CAN encoders in angle units."""
     wired: dict[tuple[str, str], str] = {}  # (role, address) -> key path
@@ -540,6 +558,8 @@ def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
                 issues.append(ConfigIssue(f"encoders.{name}.unit", f"a {address.kind} encoder "
                                           "counts shaft rotations: use an angle unit "
                                           "(rotations, deg, rad) or ticks"))
+            if address.kind in hal.INTEGRATED_SENSORS:
+                _check_integrated(cfg, name, address, issues)
             if address.kind == "talonfx" and enc.mount != "motor":
                 issues.append(ConfigIssue(f"encoders.{name}.mount", "a Talon FX's rotor sensor "
                                           "turns with the motor: set mount = \"motor\""))

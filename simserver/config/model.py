@@ -30,7 +30,7 @@ from simserver.config.fields import (
     table,
     text,
 )
-from simserver.config.hal import HalAddress
+from simserver.config.hal import INTEGRATED_SENSORS, HalAddress
 from simserver.config.vision import CameraConfig, VisionConfig
 
 SEASONS = ("2022", "2023", "2024", "2025", "2026")
@@ -197,7 +197,12 @@ class MotorConfig:
 
     type: str = motor_type(None, "Motor type from the catalog (`simserver motors` lists them).")
     count: int = integer(1, "Motors on this output, geared together.", minimum=1, maximum=8)
-    inverted: bool = boolean(False, "Negate the duty cycle (a positive input drives backward).")
+    inverted: bool = boolean(
+        False, "The motor is mounted so that turning its positive way (counter-clockwise "
+        "seen from its face) drives its side or mechanism backward: a positive duty drives "
+        "backward. Set it where the program inverts the controller (`setInverted(True)`, "
+        "`InvertedValue.CLOCKWISE_POSITIVE`, a SPARK's `inverted(True)`); the controller then "
+        "outputs, and its integrated sensor reads, the right way round.")
     neutral: str = choice(
         "brake", ("brake", "coast"),
         "At zero output: `brake` shorts the windings (the motor resists turning), `coast` opens "
@@ -330,7 +335,12 @@ class EncoderConfig:
     ticks_per_revolution: int = integer(
         2048, "Counts per shaft revolution, when `unit = \"ticks\"`.", minimum=1
     )
-    inverted: bool = boolean(False, "Negate the reading.")
+    inverted: bool = boolean(
+        False, "The sensor is mounted to count against its mechanism's positive direction: "
+        "set it where the program reverses the sensor (`Encoder(a, b, True)`, a CANcoder's "
+        "`SensorDirectionValue.CLOCKWISE_POSITIVE`), which then reads it the right way round. "
+        "Not for an integrated sensor (`talonfx:N`, `sparkmax:N`, `sparkflex:N`): it turns "
+        "with its motor and takes the motor's `inverted`.")
     absolute: bool = boolean(
         False, "An absolute encoder (CANcoder / duty-cycle style) on a rotating mechanism: "
         "reads the shaft angle within `full_range`, `offset` added, instead of counting "
@@ -346,6 +356,12 @@ class EncoderConfig:
         "`sparkmax:N`, `sparkflex:N` (relative encoder), `analog:N` (a potentiometer or "
         "analog absolute encoder, 0..5 V over `full_range`; needs `absolute = true`) or "
         "`simdevice:DEVICE/VALUE`.")
+
+    @property
+    def integrated(self) -> bool:
+        """Whether this is a motor controller's own sensor (a Talon FX rotor, a SPARK's
+        relative encoder): it turns with the motor the controller drives."""
+        return bool(self.hal) and self.hal[0].kind in INTEGRATED_SENSORS
 
 
 @dataclass(frozen=True)
@@ -484,3 +500,13 @@ class Config:
         "Other robots on the field by name (opponents, partners, obstacles that move).")
     others: dict[str, Config] | None = derived(
         "The loaded configs of `robots`, by name (filled in by the loader).")
+
+    def encoder_reversed(self, name: str) -> bool:
+        """Whether encoder ``name`` counts against its mechanism's (or drivetrain side's)
+        positive direction, in the raw frame of its device: an integrated sensor when its
+        motor is mounted ``inverted``, any other sensor when it is ``inverted`` itself."""
+        e = self.encoders[name]
+        if e.integrated:
+            motor = self.motors.get(e.motor or "")
+            return motor is not None and motor.inverted
+        return e.inverted

@@ -67,6 +67,12 @@ class Motor:
     path: str = ""
     role: str = ""  # "drive", "steer", "mechanism"
     followers: list[str] = field(default_factory=list)  # addresses not read (opposed, CAN)
+    guess: str = ""  # the motor type to write; "" = the usual one for its controller class
+
+    @property
+    def type(self) -> str:
+        """The motor type the draft writes (to confirm)."""
+        return self.guess or MOTOR_BY_CLASS.get(self.cls, "CIM")
 
     @property
     def words(self) -> set[str]:
@@ -144,7 +150,8 @@ def motors_of(listing: dict[str, Any]) -> list[Motor]:
         path = obj.get("path", "")
         more = led.get(address, [])
         out.append(Motor(_unique(_name_of(path, f"{kind}{num}"), taken), [address],
-                         1 + len(more), obj.get("class", kind), path=path, followers=more))
+                         1 + len(more), obj.get("class", kind), bool(obj.get("inverted")),
+                         path=path, followers=more))
     return out
 
 
@@ -209,8 +216,15 @@ def _rename(motor: Motor, name: str, motors: list[Motor]) -> None:
         motor.name = name
 
 
+def _same_type(motors: list[Motor]) -> None:
+    """Drive motors of one drivetrain are of one type (the loader checks it): the first's."""
+    for m in motors[1:]:
+        m.guess = motors[0].type
+
+
 def _tank(draft: Draft, left: Motor, right: Motor, kin: dict[str, Any], why: str) -> None:
     left.role = right.role = "drive"
+    _same_type([left, right])
     track = kin.get("DifferentialDriveKinematics", {}).get("track_width")
     draft.drivetrain = {"type": "differential", "why": why, "left": left.name,
                         "right": right.name, "track_width": track}
@@ -221,6 +235,7 @@ def _mecanum(draft: Draft, wheels: Mapping[str, Motor | None], kin: dict[str, An
     for m in wheels.values():
         assert m is not None
         m.role = "drive"
+    _same_type([m for m in wheels.values() if m is not None])
     modules = kin.get("MecanumDriveKinematics", {}).get("modules")
     track = wheelbase = None
     if modules:
@@ -257,6 +272,8 @@ def _swerve(draft: Draft, motors: list[Motor], kin: dict[str, Any],
         free.remove(xy)
         ms["drive"].role, ms["steer"].role = "drive", "steer"
         placed.append((name, xy, ms["drive"].name, ms["steer"].name))
+    for kind in ("drive", "steer"):
+        _same_type([ms[kind] for ms in modules.values()])
     draft.drivetrain = {"type": "swerve", "why": f"the program's {kin['class']} {kin['path']}",
                         "modules": placed}
     return True
@@ -324,7 +341,7 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
             entry["unit"] = "m" if kind == "elevator" else _angle_unit(dpp)[0]
         if entry.get("unit") == "ticks":
             entry["ticks_per_revolution"] = _angle_unit(dpp)[1]
-        entry["inverted"] = bool(detail.get("reverse"))
+        entry["inverted"] = bool(detail.get("reverse") or obj.get("inverted"))
         base = _name_of(path, "") or (best.name if best else address.replace(":", ""))
         entry["name"] = _unique(base, taken)
         draft.encoders.append(entry)

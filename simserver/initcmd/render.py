@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from simserver.initcmd.draft import CONFIRM, MOTOR_BY_CLASS, Draft, Motor, meaningful
+from simserver.initcmd.draft import CONFIRM, Draft, Motor, meaningful
 
 # Typical values for a mechanism to confirm: (key, TOML value, what to confirm).
 MECHANISM_DEFAULTS = {
@@ -37,8 +37,8 @@ def _hal(addresses: list[str]) -> str:
 def _motor(m: Motor) -> list[str]:
     what = {"drive": "drive", "steer": "steering", "mechanism": "mechanism"}.get(m.role, "")
     out = [f"[motors.{m.name}]"]
-    out.append(f"type = {_q(MOTOR_BY_CLASS.get(m.cls, 'CIM'))}{' ' * 4}{CONFIRM} the motor "
-               f"this {m.cls} drives ({what}; `simserver motors` lists types)")
+    out.append(f"type = {_q(m.type)}{' ' * 4}{CONFIRM} the motor this {m.cls} drives "
+               f"({what}; `simserver motors` lists types)")
     if m.count > 1:
         out.append(f"count = {m.count}                  # leader and {m.count - 1} follower(s)")
     if m.inverted:
@@ -126,7 +126,7 @@ def _encoders(draft: Draft) -> list[str]:
         if "full_range" in e:
             out += _analog_range(e)
         if e["inverted"]:
-            out.append("inverted = true             # the program reverses this encoder")
+            out.append("inverted = true             # the program reverses this sensor")
         out += [f"hal = {_q(e['address'])}", ""]
     return out
 

@@ -528,3 +528,33 @@ def test_double_solenoid_mistakes_name_the_reverse_channel(body, words):
     found = issues(BASE + "[solenoids.s]\n" + body)
     assert [p for p, _ in found] == ["solenoids.s.reverse_hal"], found
     assert words in found[0][1], found
+
+
+def test_an_integrated_sensor_takes_its_motors_direction_not_its_own():
+    found = issues(BASE + LIFT_FOLLOWED + '[encoders.rotor]\nmotor = "lift"\nunit = '
+                   '"rotations"\nmount = "motor"\ninverted = true\nhal = "talonfx:1"\n')
+    assert found == [("encoders.rotor.inverted", "talonfx:1 is the sensor of the motor itself: "
+                      "it turns with its motor and takes motors.lift.inverted; remove this "
+                      "key")]
+
+
+@pytest.mark.parametrize(("motor", "words"), [
+    ('count = 2\nfollowers = ["talonfx:2"]\n', "talonfx:2 follows motors.lift (hal = talonfx:1)"),
+    ("", "talonfx:2 is not a controller of motors.lift (hal = talonfx:1)"),
+])
+def test_an_integrated_sensor_is_read_on_its_own_motor(motor, words):
+    found = issues(BASE + LIFT_FOLLOWED + motor + '[encoders.rotor]\nmotor = "lift"\nunit = '
+                   '"rotations"\nmount = "motor"\nhal = "talonfx:2"\n')
+    assert [p for p, _ in found] == ["encoders.rotor.hal"], found
+    assert words in found[0][1], found
+
+
+def test_encoder_direction_is_the_motors_for_integrated_sensors_and_its_own_otherwise():
+    cfg = loads(BASE.replace('[motors.right]\ntype = "CIM"\n',
+                             '[motors.right]\ntype = "CIM"\ninverted = true\n'
+                             'hal = "sparkmax:4"\n')
+                + '[encoders.builtin]\nmotor = "right"\nunit = "rotations"\nmount = "motor"\n'
+                'hal = "sparkmax:4"\n[encoders.wheel]\nmotor = "right"\nhal = "encoder:0"\n'
+                '[encoders.flipped]\nmotor = "left"\ninverted = true\nhal = "encoder:2"\n')
+    assert {n: cfg.encoder_reversed(n) for n in cfg.encoders} == {
+        "builtin": True, "wheel": False, "flipped": True}

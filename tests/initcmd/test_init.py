@@ -424,3 +424,52 @@ def test_clawbot_after_init_reads_its_potentiometer_and_holds_its_double_solenoi
     assert claw[1][0] < 0.1e6 and 2.0e6 <= claw[2][0] < 2.1e6, claw
     shooter = entries["/simserver/mechanisms/shooter/velocity"].values
     assert shooter[-1] > 100.0  # rad/s: the Talon FX leader drove both motors
+
+
+def test_init_reads_vendor_inversion_and_the_robot_drives_straight_with_it(tmp_path):
+    # mirrorbot inverts its right SPARK, its wrist Talon FX and its wrist CANcoder in their own
+    # configurations; `init` marks exactly those `inverted`, and with that config the program
+    # reads every sensor forward while the robot drives forward and lifts its wrist.
+    cfg = tmp_path / "simserver.toml"
+    code, text = init(PROGRAMS / "mirrorbot", cfg)
+    assert code == 0, text
+    loaded = load(cfg)
+    assert {n: m.inverted for n, m in loaded.motors.items()} == {
+        "left": False, "right": True, "wrist": True}
+    assert {n: e.inverted for n, e in loaded.encoders.items()} == {
+        "wrist": True, "left_rotor": False, "right_encoder": False, "wrist_rotor": False}
+    log, record, out = tmp_path / "reading.json", tmp_path / "run.wpilog", tmp_path / "run.json"
+    port = lockstep(cfg)
+    assert port
+    robot = RobotProgram(PROGRAMS / "mirrorbot", cfg, cfg.parent, env={"READING_LOG": str(log)})
+    try:
+        robot.wait_ready()
+        # Paced, not --fast: Phoenix 6 simulates its devices on a wall-clock thread.
+        run = simserver(str(cfg), "--lockstep", "--enable", "autonomous", "--duration", "3",
+                        "--record", str(record), "--json", str(out))
+        assert run.returncode == 0, run.stderr
+        assert robot.wait_exit(30) == 0, robot.output()
+        output = robot.output()
+    finally:
+        robot.close()
+    assert "does not wire" not in output and "never created" not in output, output
+    summary = json.loads(out.read_text())["summary"]
+    start = loaded.robot.start
+    assert summary["x"] - start.x > 1.0  # it drove forward
+    entries = read_log(record)
+    truth = {n: entries[f"/simserver/encoders/{n}/position"].values[-1] for n in loaded.encoders}
+    # simserver's readings are the devices' raw ones: the mirrored rotors count backward...
+    assert truth["left_rotor"] > 10 and truth["right_encoder"] < -10
+    assert truth["wrist_rotor"] < -10
+    # ...and each device's own inversion turns them forward for the program (the last loop's
+    # readings lag the last sample by at most a period of motion).
+    reading = json.loads(log.read_text())
+    for name, key, sign in (("left_rotor", "left", 1), ("right_encoder", "right", -1),
+                            ("wrist_rotor", "wrist_rotor", -1)):
+        assert reading[key] > 0, (key, reading)
+        assert reading[key] == pytest.approx(sign * truth[name], rel=0.03), (key, truth)
+    # The CANcoder reads the wrist's angle within a turn (0 = horizontal).
+    arm = entries["/simserver/mechanisms/wrist/angle"].values[-1] / 360.0  # rotations
+    assert arm > 0.1  # it lifted from hanging (-0.25)
+    off = (reading["wrist_cancoder"] - arm + 0.5) % 1.0 - 0.5
+    assert abs(off) < 0.01, (arm, reading)

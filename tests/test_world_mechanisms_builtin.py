@@ -421,11 +421,24 @@ def test_a_length_unit_on_an_arm_encoder_is_a_config_error():
     assert "'arm' turns: use an angle unit" in str(err)
 
 
-def test_an_absolute_encoder_on_an_elevator_is_a_config_error():
-    err = config_error(ELEVATOR + '[encoders.a]\nmotor = "lift"\nunit = "rotations"\n'
+def test_an_absolute_encoder_in_a_length_unit_on_an_elevator_is_a_config_error():
+    err = config_error(ELEVATOR + '[encoders.a]\nmotor = "lift"\nunit = "m"\n'
                                   'absolute = true\n')
     assert [i.path for i in err.issues] == ["encoders.a.absolute"]
-    assert "rotating mechanism" in str(err)
+    assert "an elevator's drum" in str(err)
+
+
+def test_an_absolute_encoder_on_an_elevator_drum_reads_its_angle_within_full_range():
+    # A ten-turn potentiometer on the drum: the drum angle (height / radius) within 10 turns.
+    world = make_world(ELEVATOR + '[encoders.pot]\nmotor = "lift"\nunit = "rotations"\n'
+                       'absolute = true\nfull_range = "10 rotations"\n')
+    world.set_motor("lift", 0.5)
+    for _ in range(60):
+        world.step(0.01)
+    height = world.snapshot().mechanisms["lift"]["height"]
+    assert height > 0.1
+    reading = world.snapshot().encoders["pot"][0]
+    assert reading == pytest.approx((height / RADIUS / (2 * math.pi)) % 10.0, rel=REL)
 
 
 def test_an_encoder_on_a_motor_that_drives_nothing_is_a_config_error():

@@ -654,9 +654,10 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
         if joint == "length" and kind != "length" and not radius:
             issues.append(ConfigIssue(f"{path}.unit", f"{mech!r} moves in a line with no drum "
                                       "to turn a shaft: use a length unit"))
-        if enc.absolute and joint != "angle":
-            issues.append(ConfigIssue(f"{path}.absolute", "absolute encoders read one "
-                                      "revolution of a rotating mechanism (arm, flywheel)"))
+        if enc.absolute and joint != "angle" and not (radius and kind == "angle"):
+            issues.append(ConfigIssue(f"{path}.absolute", "absolute encoders read the angle "
+                                      "of a shaft: a rotating mechanism (arm, flywheel) or, "
+                                      "in an angle unit, an elevator's drum"))
     for name, cyl in cfg.cylinders.items():
         if cfg.pneumatics is None:
             issues.append(ConfigIssue(f"cylinders.{name}",

@@ -342,9 +342,9 @@ class EncoderConfig:
         "Not for an integrated sensor (`talonfx:N`, `sparkmax:N`, `sparkflex:N`): it turns "
         "with its motor and takes the motor's `inverted`.")
     absolute: bool = boolean(
-        False, "An absolute encoder (CANcoder / duty-cycle style) on a rotating mechanism: "
-        "reads the shaft angle within `full_range`, `offset` added, instead of counting "
-        "from 0 at reset.")
+        False, "An absolute encoder (CANcoder, duty-cycle, potentiometer) on a rotating shaft "
+        "(an arm, a flywheel, or in an angle unit an elevator's drum): reads the shaft angle "
+        "within `full_range`, `offset` added, instead of counting from 0 at reset.")
     offset: float = quantity("0 deg", "angle", "Added to an absolute encoder's reading.")
     full_range: float = quantity(
         "360 deg", "angle", "Shaft angle an absolute encoder reads before it wraps, and over "

@@ -40,6 +40,7 @@ CORNERS = {"front_left": ({"front", "fl"}, {"left", "fl"}),
            "rear_left": ({"rear", "back", "bl", "rl"}, {"left", "bl", "rl"}),
            "rear_right": ({"rear", "back", "br", "rr"}, {"right", "br", "rr"})}
 TYPICAL_CPR = (4096, 2048, 1024, 512, 360, 256, 250, 128, 100, 42, 20, 8192)
+DRUM_RADIUS = 0.0254  # m: the elevator drum radius the draft writes (1 in, to confirm)
 
 
 def words(path: str) -> list[str]:
@@ -438,8 +439,14 @@ def guess_analogs(listing: dict[str, Any], draft: Draft) -> None:
                                  "path": obj.get("path", ""), "motor": best.name,
                                  "absolute": True, "inverted": False}
         span = obj.get("span")
+        kind = draft.mechanisms.get(best.name, ("", ""))[0]
         if span is None:  # a bare AnalogInput: the program reads volts
             entry.update(unit="rotations", full_range=None)
+        elif kind == "elevator":  # a multi-turn pot on the drum; the program reads metres
+            entry.update(unit="rad", full_range=f"{abs(span) / DRUM_RADIUS:.6g} rad",
+                         inverted=span < 0, at_0v=obj["at_0v"], drum=abs(span))
+            offset = -obj["at_0v"] if span > 0 else obj["at_0v"]
+            entry["offset"] = f"{offset / DRUM_RADIUS + 0.0:.6g} rad"
         else:
             unit = _analog_unit(span)
             entry.update(unit=unit, full_range=f"{abs(span):.6g} {unit}",

@@ -136,8 +136,13 @@ def _analog_range(e: dict[str, Any]) -> list[str]:
     if e["full_range"] is None:
         return [f'full_range = "1 rotations"   {CONFIRM} shaft travel over 0..5 V (the '
                 "program reads volts)"]
-    out = [f"full_range = {_q(e['full_range'])}    {CONFIRM} shaft travel over 0..5 V (the "
-           f"program's {e['path'] or 'sensor'} reads this much more at 5 V than at 0 V)"]
+    if "drum" in e:
+        out = [f"full_range = {_q(e['full_range'])}    {CONFIRM} drum turn over 0..5 V: the "
+               f"program reads {e['drum']:.6g} (m) more at 5 V, over the drum_radius (1 in); "
+               "change both together"]
+    else:
+        out = [f"full_range = {_q(e['full_range'])}    {CONFIRM} shaft travel over 0..5 V (the "
+               f"program's {e['path'] or 'sensor'} reads this much more at 5 V than at 0 V)"]
     out.append(f"offset = {_q(e['offset'])}    {CONFIRM} added to the shaft angle (an arm: "
                f"0 = horizontal) before 0..5 V; the program reads {e['at_0v']:.6g} at 0 V, "
                "this makes its reading simserver's angle")

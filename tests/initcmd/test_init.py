@@ -473,3 +473,29 @@ def test_init_reads_vendor_inversion_and_the_robot_drives_straight_with_it(tmp_p
     assert arm > 0.1  # it lifted from hanging (-0.25)
     off = (reading["wrist_cancoder"] - arm + 0.5) % 1.0 - 0.5
     assert abs(off) < 0.01, (arm, reading)
+
+
+def test_potbot_after_init_reads_its_elevator_potentiometer_in_metres(tmp_path):
+    # A potentiometer on an elevator's drum that the program scales to metres: `init` makes it
+    # an absolute encoder of the drum angle over the travel 1.5 m / drum_radius.
+    cfg = tmp_path / "simserver.toml"
+    code, text = init(PROGRAMS / "potbot", cfg)
+    assert code == 0, text
+    pot = load(cfg).encoders["height_pot"]
+    assert (pot.unit, pot.absolute) == ("rad", True)
+    assert pot.full_range == pytest.approx(1.5 / 0.0254)
+    log, record = tmp_path / "reading.json", tmp_path / "run.wpilog"
+    lockstep(cfg)
+    robot = RobotProgram(PROGRAMS / "potbot", cfg, cfg.parent, env={"READING_LOG": str(log)})
+    try:
+        robot.wait_ready()
+        run = simserver(str(cfg), "--lockstep", "--fast", "--enable", "teleop", "--duration",
+                        "3", "--record", str(record))
+        assert run.returncode == 0, run.stderr
+        assert robot.wait_exit(30) == 0, robot.output()
+    finally:
+        robot.close()
+    height = read_log(record)["/simserver/mechanisms/elevator/height"].values
+    assert abs(height[-1] - 0.2) < 0.02, height[-1]  # the program's PID got there
+    reading = json.loads(log.read_text())["height"]
+    assert min(abs(reading - h) for h in height[-2:]) < 1e-3, (reading, height[-2:])

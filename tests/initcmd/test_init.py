@@ -115,14 +115,17 @@ def test_init_diffbot_wires_every_device_and_finds_the_tank_drive(tmp_path):
     assert {e.motor: e.unit for e in cfg.encoders.values()} == {"left": "m", "right": "m"}
 
 
-def run_beside(program: str, cfg: Path, env: dict[str, str], *args: str) -> str:
-    """A lock-step `simserver run cfg --lockstep --fast --enable autonomous ARGS` beside the
-    test program, both to a clean exit; the program's output."""
+def run_beside(program: str, cfg: Path, env: dict[str, str], *args: str,
+               mode: str = "autonomous", fast: bool = True) -> str:
+    """A lock-step `simserver run cfg --lockstep [--fast] --enable MODE ARGS` beside the test
+    program, both to a clean exit; the program's output. Not ``fast`` for Phoenix 6 devices,
+    which it simulates on a wall-clock thread."""
     lockstep(cfg)
     robot = RobotProgram(PROGRAMS / program, cfg, cfg.parent, env=env)
     try:
         robot.wait_ready()
-        run = simserver(str(cfg), "--lockstep", "--fast", "--enable", "autonomous", *args)
+        run = simserver(str(cfg), "--lockstep", *(("--fast",) if fast else ()), "--enable",
+                        mode, *args)
         assert run.returncode == 0, run.stderr
         assert robot.wait_exit(30) == 0, robot.output()
         return robot.output()
@@ -439,19 +442,8 @@ def test_init_reads_vendor_inversion_and_the_robot_drives_straight_with_it(tmp_p
     assert {n: e.inverted for n, e in loaded.encoders.items()} == {
         "wrist": True, "left_rotor": False, "right_encoder": False, "wrist_rotor": False}
     log, record, out = tmp_path / "reading.json", tmp_path / "run.wpilog", tmp_path / "run.json"
-    port = lockstep(cfg)
-    assert port
-    robot = RobotProgram(PROGRAMS / "mirrorbot", cfg, cfg.parent, env={"READING_LOG": str(log)})
-    try:
-        robot.wait_ready()
-        # Paced, not --fast: Phoenix 6 simulates its devices on a wall-clock thread.
-        run = simserver(str(cfg), "--lockstep", "--enable", "autonomous", "--duration", "3",
-                        "--record", str(record), "--json", str(out))
-        assert run.returncode == 0, run.stderr
-        assert robot.wait_exit(30) == 0, robot.output()
-        output = robot.output()
-    finally:
-        robot.close()
+    output = run_beside("mirrorbot", cfg, {"READING_LOG": str(log)}, "--duration", "3",
+                        "--record", str(record), "--json", str(out), fast=False)
     assert "does not wire" not in output and "never created" not in output, output
     summary = json.loads(out.read_text())["summary"]
     start = loaded.robot.start
@@ -485,16 +477,8 @@ def test_potbot_after_init_reads_its_elevator_potentiometer_in_metres(tmp_path):
     assert (pot.unit, pot.absolute) == ("rad", True)
     assert pot.full_range == pytest.approx(1.5 / 0.0254)
     log, record = tmp_path / "reading.json", tmp_path / "run.wpilog"
-    lockstep(cfg)
-    robot = RobotProgram(PROGRAMS / "potbot", cfg, cfg.parent, env={"READING_LOG": str(log)})
-    try:
-        robot.wait_ready()
-        run = simserver(str(cfg), "--lockstep", "--fast", "--enable", "teleop", "--duration",
-                        "3", "--record", str(record))
-        assert run.returncode == 0, run.stderr
-        assert robot.wait_exit(30) == 0, robot.output()
-    finally:
-        robot.close()
+    run_beside("potbot", cfg, {"READING_LOG": str(log)}, "--duration", "3", "--record",
+               str(record), mode="teleop")
     height = read_log(record)["/simserver/mechanisms/elevator/height"].values
     assert abs(height[-1] - 0.2) < 0.02, height[-1]  # the program's PID got there
     reading = json.loads(log.read_text())["height"]

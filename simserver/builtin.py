@@ -380,7 +380,7 @@ def _swerve(name: str, c: SwerveConfig, cfg: Config) -> Holonomic:
              for m, d, s in zip(mods, drive, steer, strict=True)],
             cfg.robot.mass, moi, c.friction, c.scrub_damping or None)
     return Holonomic(model, drive, steer, c.fidelity == "physical", cfg.robot.mass,
-                     moi)
+                     moi, coupling=c.coupling_ratio)
 
 
 def _mecanum(name: str, c: MecanumConfig, cfg: Config) -> Holonomic:

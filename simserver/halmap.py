@@ -21,6 +21,11 @@ NAVX_PREFIX = "navX-Sensor["
 SPARK_DUTY, SPARK_VOLTAGE = 0, 2
 MODES = ("disabled", "autonomous", "teleop", "test")
 MAX_AXES, MAX_BUTTONS = 12, 32
+# How far Phoenix 6's simulation moves a value written to it (measured, Phoenix 26.3): its
+# thread rounds rotor and CANcoder positions to 1/4096 rotation and the Pigeon 2's yaw to a
+# float32, some time after the write.
+PHOENIX_POSITION_STEP = 1.0 / 4096  # rotations
+PHOENIX_YAW_STEP = 1e-3  # degrees, well above float32 rounding of any yaw a match reaches
 
 
 def talonfx_motor(can_id: int) -> str:
@@ -158,10 +163,15 @@ def mean_duty(duties: Sequence[float], enabled: bool) -> float:
 class Watch:
     """Tells whether something other than the bridge wrote a HAL value during the simulation
     part of a robot loop: :meth:`observe` at SimPeriodicBefore (after the program's own code),
-    :meth:`settle` at SimPeriodicAfter (after physics.py and simulationPeriodic)."""
+    :meth:`settle` at SimPeriodicAfter (after physics.py and simulationPeriodic).
 
-    def __init__(self, read: Callable[[], float]):
+    ``tolerance`` (in the value's unit) is how far the device itself may move a value it
+    stores: Phoenix 6's simulation thread rounds a written rotor or CANcoder position to
+    1/4096 rotation at moments of its own choosing, which is no one else's write."""
+
+    def __init__(self, read: Callable[[], float], tolerance: float = 0.0):
         self._read = read
+        self.tolerance = tolerance
         self._before: float | None = None
 
     def observe(self) -> None:
@@ -170,7 +180,7 @@ class Watch:
     def settle(self) -> bool:
         """Whether the value changed since :meth:`observe` (a foreign write)."""
         before, self._before = self._before, None
-        return before is not None and self._read() != before
+        return before is not None and abs(self._read() - before) > self.tolerance
 
 
 class Rezero:

@@ -46,16 +46,18 @@ class Holonomic:
     model: a ``SwerveDrive``/``MecanumDrive`` (physical: stepped with voltages) or
     ``KinematicSwerve``/``KinematicMecanum`` (stepped with duty cycles). drive: the motor output
     of each wheel (model order). steer: the steer motor of each module (swerve; empty
-    otherwise).
+    otherwise). coupling: drive motor turns per module azimuth turn (swerve), seen by the
+    drive motors' rotor sensors only (:meth:`rotor_coupling`).
     """
 
     def __init__(self, model: Any, drive: Sequence[MotorGroup],
                  steer: Sequence[MotorGroup], physical: bool, mass: float,
-                 moment_of_inertia: float):
+                 moment_of_inertia: float, coupling: float = 0.0):
         self.model = model
         self.drive = tuple(drive)
         self.steer = tuple(steer)
         self.physical = physical
+        self.coupling = coupling
         self.mass = mass
         self.moment_of_inertia = moment_of_inertia
         self.groups = self.drive + self.steer
@@ -122,6 +124,18 @@ class Holonomic:
             r = g.radius
             return float(m.wheel_angle[i]) * r, float(m.wheel_speed[i]) * r, r, g.gearing
         return float(m.steer_angle[i - n]), float(m.steer_rate[i - n]), 0.0, g.gearing
+
+    def rotor_coupling(self, motor: str) -> tuple[float, float]:
+        """(angle rad, rate rad/s) the drive motor ``motor``'s shaft turns by, beyond its
+        wheel's turning through the gearing, because its module's azimuth turned from where
+        it started: ``coupling`` × azimuth. (0, 0) for a steer motor, a mecanum wheel or
+        without coupling."""
+        i, _ = self._joint[motor]
+        if self.coupling == 0.0 or not self.steer or i >= len(self.drive):
+            return 0.0, 0.0
+        m = self.model
+        return (self.coupling * float(m.steer_angle[i]),
+                self.coupling * float(m.steer_rate[i]))
 
     def module_states(self) -> list[tuple[float, float]]:
         """Swerve: (speed m/s, angle rad) of each module as its sensors see it."""

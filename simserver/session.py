@@ -105,6 +105,7 @@ class Session:
         self.overruns = 0
         self.ticks = 0
         self.enabled_at: float | None = None  # world time when the robot reported `enable`
+        self.disabled_at: float | None = None  # world time the robot program was first seen
         self.robot_mode: str | None = None
         self.failure: str | None = None  # why the run ended early (RunError), if it did
         self.robot_seen = False  # inputs (or a connection) came from a robot program
@@ -201,7 +202,7 @@ class Session:
             if self.cfg.sim.reset_on_connect:
                 log.info("robot program connected: world reset")
                 self._reset()
-                self.enabled_at = None
+                self.enabled_at = self.disabled_at = None
             else:
                 log.info("robot program connected")
             world.zero_inputs()  # until its first outputs arrive (this poll or a later one)
@@ -215,6 +216,8 @@ class Session:
         self._apply_script()
 
     def _note_mode(self, mode: str | None) -> None:
+        if mode is not None and self.disabled_at is None:
+            self.disabled_at = self.world.time
         if mode is not None and mode != self.robot_mode:
             log.info("robot program is %s", mode)
             self.robot_mode = mode
@@ -226,7 +229,9 @@ class Session:
         opts = self.options
         if opts.enable is None:
             return {}
-        out: dict[str, object] = {topics.DS_MODE: opts.enable}
+        waited = self.disabled_at is not None and (
+            self.world.time - self.disabled_at >= self.cfg.sim.enable_delay - 1e-9)
+        out: dict[str, object] = {topics.DS_MODE: opts.enable if waited else "disabled"}
         if opts.script is not None:
             out.update(opts.script.joysticks(self._script_time()))
         return out
@@ -607,11 +612,11 @@ class Session:
                 self.late_periods = 0
         if not realtime:
             self._reset()
-            self.enabled_at = None
+            self.enabled_at = self.disabled_at = None
         elif cfg.sim.reset_on_connect and not self._arrived:
             log.info("robot program's bridge attached: world reset")
             self._reset()
-            self.enabled_at = None
+            self.enabled_at = self.disabled_at = None
         self._arrived = True  # its NT connection, seen later or not, resets nothing more
         motors, solenoids = list(cfg.motors), list(cfg.solenoids)
         why = "stopped"

@@ -624,12 +624,17 @@ class World:
             e.ticks_per_revolution
         if e.absolute:
             angle = (sign * position * to_shaft + e.offset) % e.full_range
-            reading = angle / per_unit
-        else:
-            reading = sign * (position - self._joint_zero[name]) * to_shaft / per_unit
+            return angle / per_unit, sign * velocity * to_shaft / per_unit
+        position = (position - self._joint_zero[name]) * to_shaft
+        velocity *= to_shaft
+        if e.mount == "motor" and self.holo is not None:  # a coaxial swerve's coupling
+            turn, rate = self.holo.rotor_coupling(e.motor)
+            to_reading = radius / gearing if kind == "length" else 1.0  # shaft rad -> reading
+            position, velocity = position + turn * to_reading, velocity + rate * to_reading
+        reading = sign * position / per_unit
         if kind == "ticks":
             reading = float(math.floor(reading))
-        return reading, sign * velocity * to_shaft / per_unit
+        return reading, sign * velocity / per_unit
 
 
     def joint_position(self, mechanism: str) -> float | None:

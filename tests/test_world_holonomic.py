@@ -313,3 +313,33 @@ mount = "motor"
     assert rate == pytest.approx(float(w.holo.model.steer_rate[0]) / (2 * math.pi) * 150 / 7,
                                  rel=1e-9)
     assert abs(reading) > 1.0
+
+
+def test_coupled_drive_rotor_reads_wheel_turns_plus_coupling_times_azimuth():
+    """A coaxial module's coupling (drivetrain.coupling_ratio): while the modules steer, each
+    drive rotor sensor reads drive_gearing·wheel turns + coupling_ratio·azimuth turns, to 1e-9,
+    negated on the inverted right side as its motor turns; a wheel-mounted encoder in metres
+    sees the wheel alone. This is the relation CTRE's swerve odometry inverts."""
+    couple = 50 / 14
+    text = SWERVE.replace("steer_gearing = 21.428571428571 # 150/7",
+                          f"steer_gearing = 21.428571428571\ncoupling_ratio = {couple!r}", 1)
+    text = text.replace('[motors.fr_drive]\ntype = "Kraken X60"',
+                        '[motors.fr_drive]\ntype = "Kraken X60"\ninverted = true', 1)
+    w = world(text, extra='\n[encoders.fl_travel]\nmotor = "fl_drive"\nunit = "m"\n')
+    drive_all(w, 0.05, steer=0.3)
+    for _ in range(30):
+        w.step(0.02)
+    snap = w.snapshot()
+    assert w.holo is not None
+    model = w.holo.model
+    for i, (name, sign) in enumerate((("fl_drive", 1.0), ("fr_drive", -1.0))):
+        wheel = float(model.wheel_angle[i]) / (2 * math.pi)
+        azimuth = float(model.steer_angle[i]) / (2 * math.pi)
+        rate = float(model.steer_rate[i]) / (2 * math.pi)
+        assert abs(azimuth) > 0.1  # the module turned
+        rotations, rps = snap.encoders[name]
+        assert rotations == pytest.approx(sign * (6.75 * wheel + couple * azimuth), abs=1e-9)
+        wheel_rps = float(model.wheel_speed[i]) / (2 * math.pi)
+        assert rps == pytest.approx(sign * (6.75 * wheel_rps + couple * rate), abs=1e-9)
+    travel, _ = snap.encoders["fl_travel"]
+    assert travel == pytest.approx(float(model.wheel_angle[0]) * 2 * INCH, abs=1e-12)

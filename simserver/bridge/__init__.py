@@ -51,6 +51,7 @@ def loadExtension() -> None:
     from simserver.bridge.realtime import NtLink
     from simserver.bridge.stepport import StepPort, fail_fast
     from simserver.bridge.sync import RealtimeSync
+    from simserver.bridge.vendorsims import take_over
     from simserver.config.loader import ConfigError, load
 
     path = config_path()
@@ -80,6 +81,14 @@ def loadExtension() -> None:
              "set bridge.port to a free port")
         raise SystemExit(2) from None
     reported = [False]
+    vendor_sims = [False]  # CTRE's swerve simulation turned off where simserver wires it
+
+    def observe() -> None:
+        if not vendor_sims[0]:
+            vendor_sims[0] = take_over(bridge.wired(), _say)
+            if vendor_sims[0]:  # a call already under way may still write: not a conflict
+                return
+        bridge.observe()
 
     def report() -> None:
         reported[0] = True
@@ -111,7 +120,7 @@ def loadExtension() -> None:
         if not reported[0]:
             report()
 
-    _keep.append(hal.simulation.registerSimPeriodicBeforeCallback(bridge.observe))
+    _keep.append(hal.simulation.registerSimPeriodicBeforeCallback(observe))
     _keep.append(hal.simulation.registerSimPeriodicAfterCallback(periodic))
     server.start()
     _keep.extend((bridge, link, server))

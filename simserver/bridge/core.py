@@ -224,13 +224,18 @@ class Bridge:
         out += [("gyro.hal", a) for a in cfg.gyro.hal]
         return out
 
+    def wired(self) -> set[str]:
+        """The addresses of every motor controller, encoder and gyro the config wires."""
+        cfg = self.cfg
+        out = {str(a) for m in cfg.motors.values() for a in m.controllers}
+        out |= {str(a) for e in cfg.encoders.values() for a in e.hal}
+        return out | {str(a) for a in cfg.gyro.hal}
+
     def unwired(self) -> list[str]:
         """One line per device the program created that no ``hal`` key names, with the line
         to add to simserver.toml (motors, encoders and gyros: :mod:`simserver.bridge.inventory`
         finds them)."""
-        wired = {str(a) for m in self.cfg.motors.values() for a in m.controllers}
-        wired |= {str(a) for e in self.cfg.encoders.values() for a in e.hal}
-        wired |= {str(a) for a in self.cfg.gyro.hal}
+        wired = self.wired()
         return [dev.line() for dev in inventory.devices()
                 if dev.role in ("motor", "encoder", "gyro")
                 and not wired & {dev.address, *dev.aliases}]

@@ -259,9 +259,10 @@ class CanEncoder:
         else:
             self.device = LazyDevice(halmap.spark_encoder(address.kind, ch))
         self.per_unit = halmap.rotations_per_unit(unit, ticks_per_revolution)
-        value = "rawPositionInput" if self.kind in ("talonfx", "cancoder") else "Position"
-        self.watch: Watched = Guarded(lambda: self.device.get() is not None,
-                                      Watch(lambda: self.device.read(value)))
+        phoenix = self.kind in ("talonfx", "cancoder")
+        value = "rawPositionInput" if phoenix else "Position"
+        self.watch: Watched = Guarded(lambda: self.device.get() is not None, Watch(
+            lambda: self.device.read(value), halmap.PHOENIX_POSITION_STEP if phoenix else 0.0))
 
     def write(self, position: float, velocity: float) -> None:
         rot, rps = position * self.per_unit, velocity * self.per_unit
@@ -341,7 +342,8 @@ class Gyro:
         self._yaw = Rezero(self._read, self._write)
         vendor = {"pigeon2": "rawYawInput", "navx": "Yaw"}.get(self.kind)
         self.watch: Watched = Guarded(self._ready, self._yaw if vendor is None else Watch(
-            lambda: self._device.read(vendor) if self._device is not None else 0.0))
+            lambda: self._device.read(vendor) if self._device is not None else 0.0,
+            halmap.PHOENIX_YAW_STEP if self.kind == "pigeon2" else 0.0))
 
     def _ready(self) -> bool:
         if self.kind == "analoggyro":

@@ -36,6 +36,14 @@ class SwerveConfig:
                                   "SDS MK4i L2).", positive=True)
     steer_gearing: float = number(150 / 7, "Reduction from steer motor to module azimuth "
                                   "(150/7 ≈ 21.43 for an MK4i).", positive=True)
+    coupling_ratio: float = number(
+        0.0, "Drive motor turns per module azimuth turn with the wheel held still: in a "
+        "coaxial module the azimuth's turning rolls the drive gears, so the drive motor's "
+        "rotor sensor reads rotor = drive_gearing·wheel + coupling_ratio·azimuth (turns). "
+        "CTRE's swerve odometry subtracts it (Tuner X's `_couple_ratio`, 50/14 ≈ 3.57 for an "
+        "SDS MK4i); set it to the same value or that odometry drifts whenever the modules "
+        "steer. Only the rotor sensor sees it: the drive motor's torque and back-EMF do not "
+        "include the azimuth's motion.", minimum=0.0, maximum=20.0)
     wheel_inertia: float = quantity(
         "0.005 kg*m^2", "moment of inertia",
         "Inertia turning with the wheel, seen at the wheel: wheel, gears and the drive motor's "

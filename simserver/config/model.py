@@ -57,6 +57,13 @@ class SimConfig:
         "Reset the world (pose, encoders, gyro, battery) when a robot program connects "
         "(client mode) or starts publishing motor inputs (--serve mode).",
     )
+    enable_delay: float = quantity(
+        "0.5 s", "time",
+        "With `--enable` (or a scenario): how long the robot program runs disabled, reading "
+        "simserver's sensors, before simserver enables it, as a robot waits disabled on the "
+        "field before a match. Vendor devices report values written to them a few loops "
+        "later (Phoenix 6: one or two), so code that zeroes its odometry in autonomousInit "
+        "would otherwise start from the sensors' boot values.", maximum=60.0)
 
 
 @dataclass(frozen=True)

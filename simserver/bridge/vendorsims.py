@@ -1,0 +1,71 @@
+"""Vendor simulations in the robot program that would fight simserver over its devices.
+
+CTRE's swerve API (``phoenix6.swerve.SwerveDrivetrain``, what Tuner X generates) simulates
+itself: the generated drivetrain class starts a 4 ms Notifier that calls
+``update_sim_state``, which steps CTRE's own motor models and writes every module's Talon FX
+rotors and CANcoder and the Pigeon 2's yaw through their sim state. A wired device is
+simserver's alone; with two writers, the program's odometry (CTRE's own thread, reading those
+devices at 250 Hz) follows neither: measured on CTRE's SwerveWithPathPlanner example in
+lock-step, its pose ended 0.56 m and 52° from the true one after its path.
+
+:func:`take_over` makes ``update_sim_state`` do nothing for every drivetrain that has a device
+wired in simserver.toml, so simserver's values are the only ones its odometry reads. It
+patches the class the program imported (nothing is imported here: a program without
+phoenix6.swerve is untouched); drivetrains with no wired device keep CTRE's simulation.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterable
+from typing import Any
+
+CTRE_SWERVE_MODULE = "phoenix6.swerve.swerve_drivetrain"
+_PATCHED = "_simserver_wired"  # attribute marking the patched update_sim_state
+
+
+def ctre_swerve_addresses(drivetrain: Any) -> list[str]:
+    """The ``hal`` addresses of a CTRE SwerveDrivetrain's devices: each module's drive and
+    steer Talon FX and its CANcoder, and the Pigeon 2 (other device kinds are left out)."""
+    kinds = {"TalonFX": "talonfx", "CANcoder": "cancoder", "Pigeon2": "pigeon2"}
+    devices = [drivetrain.pigeon2]
+    for module in drivetrain.modules:
+        devices += [module.drive_motor, module.steer_motor, module.encoder]
+    out = []
+    for dev in devices:
+        kind = next((kinds[c.__name__] for c in type(dev).__mro__ if c.__name__ in kinds), None)
+        if kind is not None:
+            out.append(f"{kind}:{int(dev.device_id)}")
+    return out
+
+
+def take_over(wired: Iterable[str], say: Callable[[str], None]) -> bool:
+    """Patch CTRE's ``SwerveDrivetrain.update_sim_state`` (if the program imported it) so it
+    does nothing for a drivetrain with a device among ``wired`` addresses; ``say`` is told
+    once per such drivetrain. True once patched (calling again is harmless)."""
+    module = sys.modules.get(CTRE_SWERVE_MODULE)
+    cls = getattr(module, "SwerveDrivetrain", None)
+    original = getattr(cls, "update_sim_state", None)
+    if cls is None or original is None:
+        return False
+    if getattr(original, _PATCHED, None) is not None:
+        return True
+    wired_set = frozenset(wired)
+    decided: dict[int, bool] = {}
+
+    def update_sim_state(self: Any, dt: float, supply_voltage: float) -> None:
+        owned = decided.get(id(self))
+        if owned is None:
+            mine = [a for a in ctre_swerve_addresses(self) if a in wired_set]
+            owned = decided[id(self)] = bool(mine)
+            if owned:
+                say(f"CTRE SwerveDrivetrain ({type(self).__name__}): update_sim_state is "
+                    f"turned off, since simserver.toml wires its devices ({', '.join(mine)}); "
+                    "simserver drives its Talon FX rotors, CANcoders and Pigeon 2")
+        if not owned:
+            original(self, dt, supply_voltage)
+
+    setattr(update_sim_state, _PATCHED, wired_set)
+    update_sim_state.__doc__ = original.__doc__
+    cls.update_sim_state = update_sim_state
+    return True

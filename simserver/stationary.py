@@ -65,6 +65,10 @@ class Stationary:
         """Never called: :meth:`has_joint` is always False."""
         raise KeyError(motor)
 
+    def rotor_coupling(self, motor: str) -> tuple[float, float]:
+        """No modules, no coupling: (0, 0)."""
+        return 0.0, 0.0
+
     def module_states(self) -> list[tuple[float, float]]:
         """No swerve modules."""
         return []

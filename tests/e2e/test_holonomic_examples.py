@@ -117,7 +117,11 @@ def test_ctre_generated_swerve_odometry_follows_the_truth(tmp_path, lockstep):
     that change once per 20 ms robot loop)."""
     result, last, odometry = run_example(CTRE_SWERVE, tmp_path, fast=False, lockstep=lockstep)
     assert result["passed"] is True
-    _, x, y, heading = last[:4]
+    end, x, y, heading = last[:4]
+    # The scenario's 5 s count from enabling, which came after sim.enable_delay (0.5 s) of
+    # disabled loops with simserver's sensors (give or take the two periods a mode change
+    # takes to go round).
+    assert end == pytest.approx(5.5, abs=0.05)
     assert math.hypot(odometry[0] - x, odometry[1] - y) < 0.12, (odometry, last)
     assert abs(odometry[2] - math.degrees(heading)) < 2.0, (odometry, last)
     log = (tmp_path / "robot.log").read_text()

@@ -304,7 +304,9 @@ def test_lockstep_run_records_robot_mode_enable_time_and_commands(tmp_path, brid
     entries = read_log(path)
     assert entries[topics.ROBOT_MODE].records == [(20_000, "disabled"),
                                                   (120_000, "autonomous")]
-    assert entries[topics.DS_MODE].records == [(20_000, "autonomous")]
+    # sim.enable_delay (0.5 s) of disabled commands first (this fake bridge reports
+    # autonomous from its 5th period whatever it is told).
+    assert entries[topics.DS_MODE].records == [(20_000, "disabled"), (500_000, "autonomous")]
     assert entries[wpilog.ENABLED_AT].records == [(120_000, pytest.approx(0.10))]
     stamps = entries["/simserver/truth/x"].stamps
     assert stamps == [20_000 * k for k in range(1, len(stamps) + 1)]

@@ -20,16 +20,20 @@ from simserver.bridge.discovery import the_robot, walk
 
 RESCAN = 1.0  # s between searches while an asked-for object is missing
 SEARCHES = 10  # searches before an object is given up as unreachable
-CLASSES = {"SparkMax": "sparkmax", "SparkFlex": "sparkflex"}
+CLASSES = {"SparkMax": "sparkmax", "SparkFlex": "sparkflex", "TalonFX": "talonfx",
+           "CANcoder": "cancoder", "Pigeon2": "pigeon2"}
 
 
 def address_of(obj: Any) -> str | None:
-    """The ``hal`` address of a vendor device object simserver looks up, else None."""
-    kind = CLASSES.get(type(obj).__name__)
+    """The ``hal`` address of a vendor device object (an instance of a class in
+    :data:`CLASSES`, or of a subclass), else None."""
+    kind = next((CLASSES[c.__name__] for c in type(obj).__mro__ if c.__name__ in CLASSES),
+                None)
     if kind is None:
         return None
     try:
-        return f"{kind}:{int(obj.getDeviceId())}"
+        can_id = obj.device_id if hasattr(obj, "device_id") else obj.getDeviceId()  # Phoenix, REV
+        return f"{kind}:{int(can_id)}"
     except Exception:  # a closed device
         return None
 

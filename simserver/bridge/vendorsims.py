@@ -20,23 +20,20 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from simserver.bridge.objects import address_of
+
 CTRE_SWERVE_MODULE = "phoenix6.swerve.swerve_drivetrain"
 _PATCHED = "_simserver_wired"  # attribute marking the patched update_sim_state
 
 
 def ctre_swerve_addresses(drivetrain: Any) -> list[str]:
     """The ``hal`` addresses of a CTRE SwerveDrivetrain's devices: each module's drive and
-    steer Talon FX and its CANcoder, and the Pigeon 2 (other device kinds are left out)."""
-    kinds = {"TalonFX": "talonfx", "CANcoder": "cancoder", "Pigeon2": "pigeon2"}
+    steer Talon FX and its CANcoder, and the Pigeon 2 (kinds simserver has no address for,
+    such as a CANdi, are left out)."""
     devices = [drivetrain.pigeon2]
     for module in drivetrain.modules:
         devices += [module.drive_motor, module.steer_motor, module.encoder]
-    out = []
-    for dev in devices:
-        kind = next((kinds[c.__name__] for c in type(dev).__mro__ if c.__name__ in kinds), None)
-        if kind is not None:
-            out.append(f"{kind}:{int(dev.device_id)}")
-    return out
+    return [a for a in map(address_of, devices) if a is not None]
 
 
 def take_over(wired: Iterable[str], say: Callable[[str], None]) -> bool:

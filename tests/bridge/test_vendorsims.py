@@ -1,0 +1,50 @@
+"""CTRE's swerve simulation is turned off exactly for drivetrains simserver wires.
+
+A real phoenix6 SwerveDrivetrain (examples/ctre_swerve's Tuner X constants) in a child
+process (Phoenix's threads stay out of the test process). CTRE's SimSwerveDrivetrain.update
+sets each inverted steer motor's sim-state orientation to CLOCKWISE_POSITIVE when it runs, so
+that orientation tells whether update_sim_state ran.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from tests.ntutil import REPO
+
+PROBE = """
+import sys
+import hal
+hal.initialize(500, 0)
+from phoenix6.sim import ChassisReference
+from generated.tuner_constants import TunerConstants
+from simserver.bridge.vendorsims import take_over
+said = []
+dt = TunerConstants.create_drivetrain()
+assert take_over([a for a in sys.argv[1].split(",") if a], said.append)
+dt.update_sim_state(0.004, 12.0)
+steer = dt.modules[0].steer_motor.sim_state.orientation
+print("RAN" if steer == ChassisReference.CLOCKWISE_POSITIVE else "OFF", len(said))
+"""
+
+
+def run_probe(wired: str) -> str:
+    done = subprocess.run([sys.executable, "-c", PROBE, wired], capture_output=True, text=True,
+                          cwd=REPO / "examples" / "ctre_swerve", timeout=60)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith(("RAN", "OFF"))]
+    assert done.returncode == 0 and lines, done.stdout + done.stderr
+    return lines[-1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("wired", "expected"), [
+    ("", "RAN 0"),                    # nothing wired: CTRE's simulation runs
+    ("pwm:0,talonfx:40", "RAN 0"),    # wired devices, none of the drivetrain's
+    ("cancoder:9", "OFF 1"),          # one of its devices: off, said once
+    ("talonfx:1,pigeon2:13", "OFF 1"),
+])
+def test_update_sim_state_runs_unless_simserver_wires_the_drivetrain(wired, expected):
+    assert run_probe(wired) == expected

@@ -17,6 +17,7 @@ from simserver.units import unit_kind, unit_scale
 CLOCKWISE_GYROS = frozenset({"analoggyro", "adxrs450", "navx"})
 ADXRS450_DEVICE = "Gyro:ADXRS450[0]"  # on the onboard SPI CS0 port
 NAVX_PREFIX = "navX-Sensor["
+ADIS_PREFIXES = {"adis16470": "Gyro:ADIS16470[", "adis16448": "Gyro:ADIS16448["}
 # REV SPARK "Control Mode" values whose "Setpoint" is an open-loop output.
 SPARK_DUTY, SPARK_VOLTAGE = 0, 2
 MODES = ("disabled", "autonomous", "teleop", "test")
@@ -53,10 +54,46 @@ def spark(kind: str, can_id: int) -> str:
     return f"{'SPARK MAX' if kind == 'sparkmax' else 'SPARK Flex'} [{can_id}]"
 
 
-def spark_encoder(kind: str, can_id: int) -> str:
-    """SimDevice of a SPARK's relative encoder (``Position``, ``Velocity`` after the program's
-    conversion factors)."""
-    return f"{spark(kind, can_id)} RELATIVE ENCODER"
+# A SPARK encoder port (HalAddress.port) -> its SimDevice's name suffix.
+SPARK_SENSORS = {"": "RELATIVE ENCODER", "absolute": "ABSOLUTE ENCODER",
+                 "alternate": "ALTERNATE ENCODER", "external": "EXTERNAL ENCODER"}
+# REVLib's FeedbackSensor values -> the port of the sensor a SPARK's closed loop reads.
+SPARK_FEEDBACK = {1: "", 3: "alternate", 4: "absolute"}
+
+
+def spark_encoder(kind: str, can_id: int, port: str = "") -> str:
+    """SimDevice of one of a SPARK's encoders (``Position``, ``Velocity`` as the program reads
+    them, ``Is Inverted``, the program's conversion factors; absolute: ``Zero Offset``)."""
+    return f"{spark(kind, can_id)} {SPARK_SENSORS[port]}"
+
+
+def spark_reading(rotations: float, rps: float, position_factor: float,
+                  velocity_factor: float, inverted: bool,
+                  zero_offset: float | None = None) -> tuple[float, float]:
+    """(position, velocity) a SPARK encoder reports for a shaft at ``rotations`` turning at
+    ``rps`` rot/s, as the controller computes them: negated when the program inverts the
+    sensor, times its conversion factors (velocity per minute, REV's RPM). An absolute encoder
+    (``zero_offset`` given: REV's, in raw rotations before inversion and factor) reads within
+    one turn, 0 at its zero offset."""
+    sign = -1.0 if inverted else 1.0
+    turns = sign * rotations if zero_offset is None else (sign * (rotations - zero_offset)) % 1.0
+    return turns * position_factor, sign * rps * 60.0 * velocity_factor
+
+
+def spark_step_back(position: float, velocity: float, position_factor: float,
+                    velocity_factor: float, dt: float) -> float:
+    """The position, in a SPARK sensor's units, one step of ``dt`` s before ``position`` at
+    ``velocity`` (its units per minute over the factors): REV's ``SparkSim.iterate`` advances
+    its sensor by one step before it runs the loop, so starting it there makes it run the loop
+    on ``position``."""
+    if not velocity_factor:
+        return position
+    return position - velocity / velocity_factor / 60.0 * position_factor * dt
+
+
+def spark_closed_loop(mode: int) -> bool:
+    """Whether a SPARK "Control Mode" runs a loop inside the controller (not open loop)."""
+    return mode not in (SPARK_DUTY, SPARK_VOLTAGE)
 
 
 def spark_duty(mode: int, setpoint: float, bus_voltage: float,
@@ -122,6 +159,15 @@ def gyro_reading(kind: str, yaw: float, rate: float) -> tuple[float, float]:
     """The angle (deg) and rate (deg/s) a gyro of ``kind`` reports for simserver's yaw and
     rate (deg, deg/s, counter-clockwise positive)."""
     return (-yaw, -rate) if kind in CLOCKWISE_GYROS else (yaw, rate)
+
+
+def adis_values(axis: str) -> tuple[str, str]:
+    """The SimDevice values (angle deg, rate deg/s, counter-clockwise positive) of an ADIS
+    IMU's yaw axis: ``axis`` is ``x``, ``y`` or ``z``, or an ``IMUAxis`` name (``kZ``);
+    anything else is taken as ``z``."""
+    letter = axis.removeprefix("k").lower()
+    letter = letter if letter in ("x", "y", "z") else "z"
+    return f"gyro_angle_{letter}", f"gyro_rate_{letter}"
 
 
 def mode_flags(mode: str) -> tuple[bool, bool, bool]:

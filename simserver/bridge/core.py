@@ -23,18 +23,25 @@ from wpilib.simulation import (
 from simserver import halmap
 from simserver.bridge import inventory
 from simserver.bridge.devices import (
+    AnalogSensor,
+    CanEncoder,
+    EncoderSink,
     Gyro,
     LazyDevice,
     MotorSource,
+    PwmMotor,
+    QuadratureEncoder,
+    SimDeviceEncoder,
+    SimDeviceMotor,
     Solenoid,
-    SparkMotor,
     Switch,
+    TalonFxMotor,
     Watched,
-    encoder_sink,
-    motor_source,
 )
 from simserver.bridge.objects import ProgramObjects
-from simserver.config.model import Config
+from simserver.bridge.spark import SparkEncoder, SparkMotor
+from simserver.config.hal import HalAddress
+from simserver.config.model import Config, EncoderConfig
 from simserver.halmap import Watch
 from simserver.io import topics
 
@@ -47,6 +54,35 @@ def robot_mode() -> str:
 
 
 
+def motor_source(address: HalAddress, objects: ProgramObjects, cfg: Config,
+                 motor: str) -> MotorSource:
+    """The reader for a motor address of motor output ``motor``."""
+    ch = address.channel if address.channel is not None else 0
+    if address.kind == "pwm":
+        return PwmMotor(ch)
+    if address.kind == "talonfx":
+        return TalonFxMotor(ch)
+    if address.kind in ("sparkmax", "sparkflex"):
+        ports = frozenset(e.hal[0].port for e in cfg.encoders.values()
+                          if e.hal and e.hal[0].controller == str(address))
+        return SparkMotor(address.kind, ch, objects, ports, cfg.motors[motor].type)
+    return SimDeviceMotor(address.device, address.value)
+
+
+def encoder_sink(address: HalAddress, enc: EncoderConfig,
+                 objects: ProgramObjects) -> EncoderSink:
+    """The writer for an encoder address of the encoder ``enc``."""
+    if address.kind == "analog":
+        return AnalogSensor(address.channel or 0, enc)
+    if address.kind == "encoder":
+        return QuadratureEncoder(address.channel or 0, enc.unit)
+    if address.kind == "simdevice":
+        return SimDeviceEncoder(address.device, address.value)
+    if address.kind in ("sparkmax", "sparkflex"):
+        return SparkEncoder(address, enc.unit, enc.ticks_per_revolution, objects)
+    return CanEncoder(address, enc.unit, enc.ticks_per_revolution)
+
+
 class Bridge:
     """The HAL devices named by a config's ``hal`` keys."""
 
@@ -54,12 +90,12 @@ class Bridge:
         self.cfg = cfg
         self.objects = objects if objects is not None else ProgramObjects()
         self.motors: dict[str, list[MotorSource]] = {
-            name: [motor_source(a, self.objects) for a in m.hal]
+            name: [motor_source(a, self.objects, cfg, name) for a in m.hal]
             for name, m in cfg.motors.items() if m.hal}
         self.solenoids = {name: Solenoid(s) for name, s in cfg.solenoids.items() if s.hal}
         self.encoders = {name: encoder_sink(e.hal[0], e, self.objects)
                          for name, e in cfg.encoders.items() if e.hal}
-        self.gyro = Gyro(cfg.gyro.hal[0]) if cfg.gyro.hal else None
+        self.gyro = Gyro(cfg.gyro.hal[0], self.objects) if cfg.gyro.hal else None
         self.switches = {name: Switch(s.hal[0]) for name, s in cfg.switches.items() if s.hal}
         self._talons = [LazyDevice(halmap.talonfx_motor(a.channel or 0))
                         for m in cfg.motors.values() for a in m.controllers
@@ -120,8 +156,19 @@ class Bridge:
             self._warned_spark.add((name, "mode"))
             self.warnings.append(
                 f"motors.{name}: the SPARK runs closed-loop control mode "
-                f"{spark.unsupported_mode}; only duty-cycle and voltage setpoints are "
-                "simulated, so its applied output (0 unless REV's SparkSim runs) is used")
+                f"{spark.unsupported_mode}, but its object is out of the bridge's reach, so "
+                "REV's SparkSim cannot run it: only duty-cycle and voltage setpoints are "
+                "simulated (keep the SparkMax/SparkFlex as an attribute of the robot or of "
+                "one of its attributes)")
+        if spark.unfed_port is not None and (name, "sensor") not in self._warned_spark:
+            self._warned_spark.add((name, "sensor"))
+            port = spark.unfed_port
+            self.warnings.append(
+                f"motors.{name}: the SPARK's closed loop reads its "
+                f"{port or 'relative'} encoder, which simserver does not write, so the loop "
+                "never sees the motor move" + (
+                    "" if " " in port else f": wire it with an [encoders.<name>] table, "
+                    f'hal = "{spark.address}{"/" + port if port else ""}"'))
         if self.objects.given_up(spark.address) and (name, "object") not in self._warned_spark:
             self._warned_spark.add((name, "object"))
             self.warnings.append(
@@ -204,8 +251,8 @@ class Bridge:
                 found = AnalogInputSim(ch).getInitialized()
             elif address.kind in ("ctre", "rev"):
                 found = address.kind in created  # the module: the HAL keeps no channel list
-            else:
-                found = str(address) in created
+            else:  # a SPARK's encoder port exists with its SPARK
+                found = address.controller in created
             if not found:
                 out.append(f'{path}: hal = "{address}", but the robot program created no such '
                            "device (check the channel or CAN id against robot.py, or run "

@@ -127,41 +127,6 @@ class TalonFxMotor:
         return self.device.read("dutyCycle")
 
 
-def spark_direction(objects: ProgramObjects, address: str) -> float:
-    """+1, or -1 for a SPARK the program configures ``inverted(True)``: REVLib applies it
-    inside the controller, so the SimDevice holds the program's values, not the motor's. Its
-    object not found: +1."""
-    spark = objects.get(address)
-    try:
-        return -1.0 if spark is not None and spark.configAccessor.getInverted() else 1.0
-    except Exception:  # a closed device
-        return 1.0
-
-
-class SparkMotor:
-    """A REV SPARK: the open-loop setpoint (duty cycle or volts over bus voltage); with REV's
-    own SparkSim driving it, the applied output. Negated when the program inverts it, as the
-    controller does: the motor's own direction, like a PWM output or a Talon FX's."""
-
-    def __init__(self, kind: str, can_id: int, objects: ProgramObjects):
-        self.address = f"{kind}:{can_id}"
-        self.device = LazyDevice(halmap.spark(kind, can_id))
-        self.objects = objects
-        self.unsupported_mode: int | None = None
-
-    def duty(self) -> float:
-        dev = self.device
-        if dev.get() is None:
-            return 0.0
-        mode = round(dev.read("Control Mode"))
-        duty, simulated = halmap.spark_duty(mode, dev.read("Setpoint"),
-                                            dev.read("Bus Voltage", 12.0),
-                                            dev.read("Applied Output"))
-        if not simulated:
-            self.unsupported_mode = mode
-        return spark_direction(self.objects, self.address) * duty
-
-
 class SimDeviceMotor:
     """Any SimDevice double read as a duty cycle."""
 
@@ -171,18 +136,6 @@ class SimDeviceMotor:
 
     def duty(self) -> float:
         return self.device.read(self.value)
-
-
-def motor_source(address: HalAddress, objects: ProgramObjects) -> MotorSource:
-    """The reader for a motor address."""
-    ch = address.channel if address.channel is not None else 0
-    if address.kind == "pwm":
-        return PwmMotor(ch)
-    if address.kind == "talonfx":
-        return TalonFxMotor(ch)
-    if address.kind in ("sparkmax", "sparkflex"):
-        return SparkMotor(address.kind, ch, objects)
-    return SimDeviceMotor(address.device, address.value)
 
 
 # --- encoders --------------------------------------------------------------------------------
@@ -242,39 +195,21 @@ class QuadratureEncoder:
 
 
 class CanEncoder:
-    """A CAN encoder that reads shaft rotations: Talon FX rotor sensor, CANcoder, SPARK. The
-    position written is the raw one of the device (the Phoenix devices apply the program's
-    direction settings themselves; a SPARK's is applied here, as REVLib does)."""
+    """A Phoenix 6 CAN encoder that reads shaft rotations: a Talon FX rotor sensor or a
+    CANcoder. The position written is the device's raw one: Phoenix applies the program's
+    direction settings and offsets itself."""
 
-    def __init__(self, address: HalAddress, unit: str, ticks_per_revolution: int,
-                 objects: ProgramObjects):
+    def __init__(self, address: HalAddress, unit: str, ticks_per_revolution: int):
         ch = address.channel if address.channel is not None else 0
-        self.kind = address.kind
-        self.address = str(address)
-        self.objects = objects
-        if address.kind == "talonfx":
-            self.device = LazyDevice(halmap.talonfx_rotor(ch))
-        elif address.kind == "cancoder":
-            self.device = LazyDevice(halmap.cancoder(ch))
-        else:
-            self.device = LazyDevice(halmap.spark_encoder(address.kind, ch))
+        self.device = LazyDevice(halmap.talonfx_rotor(ch) if address.kind == "talonfx"
+                                 else halmap.cancoder(ch))
         self.per_unit = halmap.rotations_per_unit(unit, ticks_per_revolution)
-        phoenix = self.kind in ("talonfx", "cancoder")
-        value = "rawPositionInput" if phoenix else "Position"
         self.watch: Watched = Guarded(lambda: self.device.get() is not None, Watch(
-            lambda: self.device.read(value), halmap.PHOENIX_POSITION_STEP if phoenix else 0.0))
+            lambda: self.device.read("rawPositionInput"), halmap.PHOENIX_POSITION_STEP))
 
     def write(self, position: float, velocity: float) -> None:
-        rot, rps = position * self.per_unit, velocity * self.per_unit
-        dev = self.device
-        if self.kind in ("talonfx", "cancoder"):
-            dev.write("rawPositionInput", rot)
-            dev.write("velocity", rps)
-        else:  # SPARK: values after the program's inversion and conversion factors, per minute
-            sign = spark_direction(self.objects, self.address)
-            dev.write("Position", sign * rot * dev.read("Position Conversion Factor", 1.0))
-            dev.write("Velocity", sign * rps * 60.0 * dev.read("Velocity Conversion Factor",
-                                                                1.0))
+        self.device.write("rawPositionInput", position * self.per_unit)
+        self.device.write("velocity", velocity * self.per_unit)
 
 
 class SimDeviceEncoder:
@@ -305,18 +240,6 @@ class AnalogSensor:
                                                   e.full_range))
 
 
-def encoder_sink(address: HalAddress, enc: EncoderConfig,
-                 objects: ProgramObjects) -> EncoderSink:
-    """The writer for an encoder address of the encoder ``enc``."""
-    if address.kind == "analog":
-        return AnalogSensor(address.channel or 0, enc)
-    if address.kind == "encoder":
-        return QuadratureEncoder(address.channel or 0, enc.unit)
-    if address.kind == "simdevice":
-        return SimDeviceEncoder(address.device, address.value)
-    return CanEncoder(address, enc.unit, enc.ticks_per_revolution, objects)
-
-
 # --- gyros, switches, solenoids, battery -----------------------------------------------------
 
 
@@ -324,13 +247,18 @@ class Gyro:
     """A yaw gyro. ``write`` takes yaw and rate CCW positive (deg, deg/s); WPILib's analog and
     ADXRS450 gyros and the navX read clockwise positive, so they get the negation."""
 
-    def __init__(self, address: HalAddress):
+    def __init__(self, address: HalAddress, objects: ProgramObjects | None = None):
         self.kind = address.kind
         self.channel = address.channel or 0
+        self.objects = objects
         self._analog: AnalogGyroSim | None = None
         self._device: LazyDevice | None = None
         self._value = "angle_x"  # the ADXRS450's SimDevice value
-        if address.kind == "pigeon2":
+        self._rate = "rate_x"
+        if address.kind in halmap.ADIS_PREFIXES:
+            self._device = LazyDevice(halmap.ADIS_PREFIXES[address.kind], prefix=True)
+            self._value, self._rate = halmap.adis_values("z")
+        elif address.kind == "pigeon2":
             self._device = LazyDevice(halmap.pigeon2(self.channel))
         elif address.kind == "adxrs450":
             self._device = LazyDevice(halmap.ADXRS450_DEVICE)
@@ -346,6 +274,11 @@ class Gyro:
             halmap.PHOENIX_YAW_STEP if self.kind == "pigeon2" else 0.0))
 
     def _ready(self) -> bool:
+        if self.kind in halmap.ADIS_PREFIXES and self.objects is not None:
+            imu = self.objects.get(self.kind)  # the program chooses the yaw axis
+            if imu is not None:
+                self._value, self._rate = halmap.adis_values(imu.getYawAxis().name)
+                self.objects = None
         if self.kind == "analoggyro":
             if self._analog is None:
                 sim = AnalogGyroSim(self.channel)
@@ -382,8 +315,8 @@ class Gyro:
             self._yaw(angle)
             if self._analog is not None:
                 self._analog.setRate(angle_rate)
-            elif self.kind == "adxrs450" and self._device is not None:
-                self._device.write("rate_x", angle_rate)
+            elif self._device is not None:
+                self._device.write(self._rate, angle_rate)
 
 
 class Switch:

@@ -150,7 +150,8 @@ INTERESTING = ("PWMMotorController", "Encoder", "Solenoid", "DoubleSolenoid", "D
                "DifferentialDrive", "MecanumDrive", "DifferentialDriveKinematics",
                "MecanumDriveKinematics", "SwerveDrive2Kinematics", "SwerveDrive3Kinematics",
                "SwerveDrive4Kinematics", "SwerveDrive6Kinematics", "Translation2d",
-               "SingleJointedArmSim", "ElevatorSim", "FlywheelSim", "DCMotorSim")
+               "SingleJointedArmSim", "ElevatorSim", "FlywheelSim", "DCMotorSim",
+               "ADIS16470_IMU", "ADIS16448_IMU")
 CAN_CLASSES = ("TalonFX", "SparkMax", "SparkFlex", "CANcoder", "Pigeon2", "AHRS")
 
 

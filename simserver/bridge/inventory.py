@@ -34,6 +34,8 @@ SIM_DEVICES = (("CANMotor:Talon FX (v6)[", "talonfx", "motor", "a [motors.<name>
                ("CANGyro:Pigeon 2 (v6)[", "pigeon2", "gyro", "a [gyro] table"),
                ("navX-Sensor[", "navx", "gyro", "a [gyro] table"),
                ("Gyro:ADXRS450[", "adxrs450", "gyro", "a [gyro] table"),
+               ("Gyro:ADIS16470[", "adis16470", "gyro", "a [gyro] table"),
+               ("Gyro:ADIS16448[", "adis16448", "gyro", "a [gyro] table"),
                ("CANEncoder:CANcoder (v6)[", "cancoder", "encoder", "a [encoders.<name>] table"))
 SOLENOID_CHANNELS = 16  # a REV PH has 16 channels, a CTRE PCM 8
 
@@ -99,7 +101,7 @@ def sim_device(name: str) -> Device | None:
             can_id = name[len(prefix):-1]
             if not can_id.isdigit():
                 return None
-            address = kind if kind in ("navx", "adxrs450") else f"{kind}:{can_id}"
+            address = kind if kind in hal.BARE_KINDS else f"{kind}:{can_id}"
             return Device(role, address, name, table)
     return None
 

@@ -17,11 +17,13 @@ from collections.abc import Callable
 from typing import Any
 
 from simserver.bridge.discovery import the_robot, walk
+from simserver.config.hal import BARE_KINDS
 
 RESCAN = 1.0  # s between searches while an asked-for object is missing
 SEARCHES = 10  # searches before an object is given up as unreachable
 CLASSES = {"SparkMax": "sparkmax", "SparkFlex": "sparkflex", "TalonFX": "talonfx",
-           "CANcoder": "cancoder", "Pigeon2": "pigeon2"}
+           "CANcoder": "cancoder", "Pigeon2": "pigeon2", "ADIS16470_IMU": "adis16470",
+           "ADIS16448_IMU": "adis16448"}
 
 
 def address_of(obj: Any) -> str | None:
@@ -31,6 +33,8 @@ def address_of(obj: Any) -> str | None:
                 None)
     if kind is None:
         return None
+    if kind in BARE_KINDS:  # one per robot: no id
+        return kind
     try:
         can_id = obj.device_id if hasattr(obj, "device_id") else obj.getDeviceId()  # Phoenix, REV
         return f"{kind}:{int(can_id)}"

@@ -14,12 +14,17 @@ encoder    ``encoder:A``                                            ``wpilib.Enc
            ``talonfx:N``                                            Talon FX rotor sensor
            ``cancoder:N``                                           Phoenix 6 CANcoder
            ``sparkmax:N``, ``sparkflex:N``                          SPARK relative encoder
+           ``sparkmax:N/absolute``, ``sparkflex:N/absolute``        SPARK absolute encoder
+                                                                    (data port)
+           ``sparkmax:N/alternate``, ``sparkflex:N/external``       SPARK MAX alternate /
+                                                                    SPARK Flex external
+                                                                    encoder
            ``analog:N``                                             analog input N (a
                                                                     potentiometer: 0..5 V over
                                                                     one turn)
            ``simdevice:DEVICE/VALUE``                               any SimDevice double
 gyro       ``analoggyro:N``, ``adxrs450``, ``navx``, ``pigeon2:N``,   yaw gyro
-           ``simdevice:DEVICE/VALUE``
+           ``adis16470``, ``adis16448``, ``simdevice:DEVICE/VALUE``
 solenoid   ``ctre:N``, ``rev:N``                                    solenoid channel N of a
                                                                     CTRE PCM / REV PH
 switch     ``dio:N`` (reads true when pressed), ``!dio:N``          ``wpilib.DigitalInput``
@@ -39,12 +44,15 @@ ROLES: dict[str, tuple[str, ...]] = {
     "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
     "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "analog",
                 "simdevice"),
-    "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "simdevice"),
+    "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "adis16470", "adis16448",
+             "simdevice"),
     "solenoid": ("ctre", "rev"),
     "switch": ("dio",),
 }
 # Kinds that take no channel.
-_BARE = {"adxrs450", "navx"}
+BARE_KINDS = {"adxrs450", "navx", "adis16470", "adis16448"}
+# The encoder ports of a SPARK besides its relative encoder: ``sparkmax:N/absolute``.
+SPARK_PORTS = {"sparkmax": ("absolute", "alternate"), "sparkflex": ("absolute", "external")}
 # Encoders on CAN devices report shaft rotations: their config unit must be an angle.
 CAN_ENCODERS = ("talonfx", "cancoder", "sparkmax", "sparkflex")
 # Encoders that are a motor controller's own sensor: they turn with its motor.
@@ -63,25 +71,34 @@ class HalAddressError(ValueError):
 class HalAddress:
     """One HAL device: ``kind`` (``pwm``, ``talonfx``, ...), ``channel`` (PWM/DIO channel or
     CAN id; None for bare kinds and SimDevices), ``device``/``value`` for SimDevices, and
-    ``inverted`` (``!dio:N``)."""
+    ``inverted`` (``!dio:N``), ``port`` for a SPARK's other encoders (``absolute``, ...; ""
+    for its relative encoder)."""
 
     kind: str
     channel: int | None = None
     device: str = ""
     value: str = ""
     inverted: bool = False
+    port: str = ""
 
     def __str__(self) -> str:
         if self.kind == "simdevice":
             return f"simdevice:{self.device}/{self.value}"
         if self.channel is None:
             return self.kind
-        return f"{'!' if self.inverted else ''}{self.kind}:{self.channel}"
+        port = f"/{self.port}" if self.port else ""
+        return f"{'!' if self.inverted else ''}{self.kind}:{self.channel}{port}"
+
+    @property
+    def controller(self) -> str:
+        """The motor controller's address of a SPARK encoder port (``sparkmax:3`` of
+        ``sparkmax:3/absolute``); the address itself otherwise."""
+        return f"{self.kind}:{self.channel}" if self.port else str(self)
 
 
 def examples(role: str) -> str:
     """Example addresses for ``role``, for error messages and docs."""
-    return ", ".join(f'"{k}:0"' if k not in _BARE and k != "simdevice" else
+    return ", ".join(f'"{k}:0"' if k not in BARE_KINDS and k != "simdevice" else
                      ('"simdevice:DEVICE/VALUE"' if k == "simdevice" else f'"{k}"')
                      for k in ROLES[role])
 
@@ -102,7 +119,7 @@ def parse(text: str, role: str) -> HalAddress:
         raise HalAddressError(f"{msg} (expected one of {examples(role)})")
     if inverted and kind != "dio":
         raise HalAddressError("'!' (inverted) applies to dio switches only")
-    if kind in _BARE:
+    if kind in BARE_KINDS:
         if sep:
             raise HalAddressError(f"{kind!r} takes no channel")
         return HalAddress(kind)
@@ -112,11 +129,19 @@ def parse(text: str, role: str) -> HalAddress:
             raise HalAddressError('expected "simdevice:DEVICE/VALUE", such as '
                                   '"simdevice:CANMotor:Talon FX (v6)[1]/dutyCycle"')
         return HalAddress(kind, device=device, value=value)
-    rest = rest.strip()
+    rest, slash, port = rest.strip().partition("/")
+    rest, port = rest.strip(), port.strip().lower()
+    if slash:
+        ports = SPARK_PORTS.get(kind, ()) if role == "encoder" else ()
+        if port not in ports:
+            raise HalAddressError(
+                f"{kind}:N/{port} is not an encoder port" + (
+                    f": a {kind} has " + ", ".join(f'"{kind}:N/{p}"' for p in ports) +
+                    f' besides its relative encoder "{kind}:N"' if ports else ""))
     if not sep or not (rest.isascii() and rest.isdigit()):
         raise HalAddressError(f'expected "{kind}:N" with a channel number N, got {text!r}')
     channel = int(rest)
     top = CHANNEL_MAX.get(kind, 62)  # CAN ids are 0..62
     if channel > top:
         raise HalAddressError(f"{kind} channels are 0..{top}, got {channel}")
-    return HalAddress(kind, channel, inverted=inverted)
+    return HalAddress(kind, channel, inverted=inverted, port=port)

@@ -552,13 +552,17 @@ def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
                 issues.append(ConfigIssue(f"encoders.{name}.absolute", "an analog input reads "
                                           "an absolute angle (0..5 V over full_range): "
                                           "set absolute = true"))
+            if address.port == "absolute" and not enc.absolute:
+                issues.append(ConfigIssue(f"encoders.{name}.absolute", "a SPARK's absolute "
+                                          "encoder reads the shaft angle within one turn: "
+                                          "set absolute = true"))
             if address.kind not in (*hal.CAN_ENCODERS, "analog"):
                 continue
             if units.unit_kind(enc.unit) not in ("angle", "ticks"):
                 issues.append(ConfigIssue(f"encoders.{name}.unit", f"a {address.kind} encoder "
                                           "counts shaft rotations: use an angle unit "
                                           "(rotations, deg, rad) or ticks"))
-            if address.kind in hal.INTEGRATED_SENSORS:
+            if address.kind in hal.INTEGRATED_SENSORS and not address.port:
                 _check_integrated(cfg, name, address, issues)
             if address.kind == "talonfx" and enc.mount != "motor":
                 issues.append(ConfigIssue(f"encoders.{name}.mount", "a Talon FX's rotor sensor "

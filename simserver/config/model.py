@@ -360,15 +360,18 @@ class EncoderConfig:
     hal: tuple[HalAddress, ...] = hal_device(
         "encoder", "The robot program's encoder, for the bridge: `encoder:A` (a "
         "`wpilib.Encoder` whose channel A is A), `talonfx:N` (rotor sensor), `cancoder:N`, "
-        "`sparkmax:N`, `sparkflex:N` (relative encoder), `analog:N` (a potentiometer or "
-        "analog absolute encoder, 0..5 V over `full_range`; needs `absolute = true`) or "
-        "`simdevice:DEVICE/VALUE`.")
+        "`sparkmax:N`, `sparkflex:N` (relative encoder), `sparkmax:N/absolute`, "
+        "`sparkflex:N/absolute` (absolute encoder on the data port; needs `absolute = true`), "
+        "`sparkmax:N/alternate`, `sparkflex:N/external` (a quadrature encoder on the data "
+        "port), `analog:N` (a potentiometer or analog absolute encoder, 0..5 V over "
+        "`full_range`; needs `absolute = true`) or `simdevice:DEVICE/VALUE`.")
 
     @property
     def integrated(self) -> bool:
         """Whether this is a motor controller's own sensor (a Talon FX rotor, a SPARK's
         relative encoder): it turns with the motor the controller drives."""
-        return bool(self.hal) and self.hal[0].kind in INTEGRATED_SENSORS
+        return bool(self.hal) and self.hal[0].kind in INTEGRATED_SENSORS \
+            and not self.hal[0].port
 
 
 @dataclass(frozen=True)

@@ -393,11 +393,15 @@ class HalsimWsLink:
             put(ws_device(name), {">rawPositionInput": pos * per_unit,
                                   ">velocity": vel * per_unit})
         elif a.kind in ("sparkmax", "sparkflex"):
-            key = ws_device(halmap.spark_encoder(a.kind, ch))
-            put(key, {">Position": pos * per_unit * self._num(key, "Position Conversion Factor",
-                                                                1.0),
-                      ">Velocity": vel * per_unit * 60.0 * self._num(
-                          key, "Velocity Conversion Factor", 1.0)})
+            key = ws_device(halmap.spark_encoder(a.kind, ch, a.port))
+            # a port's own inversion; the relative encoder's is the motor's, which the
+            # SimDevice does not show (not applied: say so in docs)
+            inverted = bool(a.port) and self._get(key, "Is Inverted") is True
+            zero = self._num(key, "Zero Offset") if a.port == "absolute" else None
+            position, velocity = halmap.spark_reading(
+                pos * per_unit, vel * per_unit, self._num(key, "Position Conversion Factor", 1.0),
+                self._num(key, "Velocity Conversion Factor", 1.0), inverted, zero)
+            put(key, {">Position": position, ">Velocity": velocity})
         else:
             key = ws_device(a.device)
             self._rezeroed(f"enc:{a}", key, a.value, pos)
@@ -417,6 +421,13 @@ class HalsimWsLink:
             key = ws_device(halmap.ADXRS450_DEVICE)
             self._rezeroed("gyro", key, "angle_x", angle)
             put(key, {">rate_x": angle_rate})
+        elif a.kind in halmap.ADIS_PREFIXES:  # yaw on z: the default axis
+            kind, prefix = ws_device(halmap.ADIS_PREFIXES[a.kind])
+            device = next((d for d, _ in self._devices(kind) if d.startswith(prefix)), None)
+            if device is not None:
+                value, rate = halmap.adis_values("z")
+                self._rezeroed("gyro", (kind, device), value, angle)
+                put((kind, device), {f">{rate}": angle_rate})
         elif a.kind == "simdevice":
             self._rezeroed("gyro", ws_device(a.device), a.value, angle)
 

@@ -55,6 +55,11 @@ class MotorSpec:
         return MotorSpec(name, m.nominalVoltage, m.stallTorque, m.stallCurrent, m.freeCurrent,
                          m.freeSpeed, m.R, m.Kv, m.Kt)
 
+    def dcmotor(self) -> DCMotor:
+        """This motor as a single-motor wpimath DCMotor."""
+        return DCMotor(self.nominal_voltage, self.stall_torque, self.stall_current,
+                       self.free_current, self.free_speed, 1)
+
     def current(self, speed: float, voltage: float) -> float:
         """Current of one motor, A, at shaft ``speed`` (rad/s) and applied ``voltage`` (V)."""
         return (voltage - speed / self.kv) / self.R

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gc
 import math
+import types
 import weakref
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
@@ -34,6 +35,7 @@ from wpilib.simulation import (
 )
 
 from simserver.bridge.core import Bridge
+from simserver.bridge.objects import ProgramObjects
 from simserver.config.loader import loads
 from simserver.io import topics
 from tests.worlds import ARM, LIFT, SHOULDER_NEO
@@ -624,6 +626,27 @@ def test_adxrs450_reads_clockwise_positive(hw):
     bridge.apply({topics.GYRO_YAW: 30.0, topics.GYRO_RATE: 5.0})
     assert gyro.getAngle() == -30.0
     assert gyro.getRate() == -5.0
+
+
+@pytest.mark.parametrize("kind", ["adis16470", "adis16448"])
+def test_adis_imus_read_counterclockwise_positive_on_their_yaw_axis(hw, kind):
+    bridge = make_bridge(f'[gyro]\nhal = "{kind}"\n')
+    imu = hw(wpilib.ADIS16470_IMU() if kind == "adis16470" else wpilib.ADIS16448_IMU())
+    bridge.apply({topics.GYRO_YAW: 30.0, topics.GYRO_RATE: -5.0})
+    assert (imu.getAngle(), imu.getRate()) == (30.0, -5.0)
+
+
+def test_adis16470_mounted_on_its_side_gets_yaw_on_the_axis_the_program_chose(hw):
+    axis = wpilib.ADIS16470_IMU.IMUAxis
+    imu = hw(wpilib.ADIS16470_IMU(axis.kX, axis.kY, axis.kZ, wpilib.SPI.Port.kOnboardCS1,
+                                  wpilib.ADIS16470_IMU.CalibrationTime._1s))
+    robot = types.SimpleNamespace(imu=imu)
+    bridge = Bridge(loads(config_text('[gyro]\nhal = "adis16470"\n')),
+                    ProgramObjects(root=lambda: robot))
+    bridge.apply({topics.GYRO_YAW: 12.0, topics.GYRO_RATE: 3.0})
+    assert (imu.getAngle(), imu.getRate()) == (12.0, 3.0)
+    device = SimDeviceSim("Gyro:ADIS16470[1]")
+    assert device.getDouble("gyro_angle_z").get() == 0.0
 
 
 def test_pigeon2_gets_yaw_and_rate_counterclockwise_positive(hw):

@@ -124,17 +124,32 @@ def test_roles_cover_exactly_the_documented_kinds():
         "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
         "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "analog",
                     "simdevice"),
-        "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "simdevice"),
+        "gyro": ("analoggyro", "adxrs450", "navx", "pigeon2", "adis16470", "adis16448",
+                 "simdevice"),
         "solenoid": ("ctre", "rev"),
         "switch": ("dio",),
     }
+
+
+@pytest.mark.parametrize(("text", "port", "controller"), [
+    ("sparkmax:3/absolute", "absolute", "sparkmax:3"),
+    ("SparkMax:3 / Alternate", "alternate", "sparkmax:3"),
+    ("sparkflex:12/external", "external", "sparkflex:12"),
+    ("sparkflex:12/absolute", "absolute", "sparkflex:12"),
+    ("sparkmax:3", "", "sparkmax:3"),
+])
+def test_spark_encoder_ports_name_their_spark(text, port, controller):
+    a = parse(text, "encoder")
+    assert (a.port, a.controller) == (port, controller)
+    assert str(a) == controller + (f"/{port}" if port else "")
 
 
 @pytest.mark.parametrize(("role", "text"), [
     ("motor", '"pwm:0", "talonfx:0", "sparkmax:0", "sparkflex:0", "simdevice:DEVICE/VALUE"'),
     ("encoder", '"encoder:0", "talonfx:0", "cancoder:0", "sparkmax:0", "sparkflex:0", '
                 '"analog:0", "simdevice:DEVICE/VALUE"'),
-    ("gyro", '"analoggyro:0", "adxrs450", "navx", "pigeon2:0", "simdevice:DEVICE/VALUE"'),
+    ("gyro", '"analoggyro:0", "adxrs450", "navx", "pigeon2:0", "adis16470", "adis16448", '
+             '"simdevice:DEVICE/VALUE"'),
     ("solenoid", '"ctre:0", "rev:0"'),
     ("switch", '"dio:0"'),
 ])
@@ -175,6 +190,15 @@ ERRORS = [
     ("pwm:one", "motor", "expected \"pwm:N\" with a channel number N, got 'pwm:one'"),
     ("adxrs450:0", "gyro", "'adxrs450' takes no channel"),
     ("navx:1", "gyro", "'navx' takes no channel"),
+    ("adis16470:0", "gyro", "'adis16470' takes no channel"),
+    ("sparkmax:3/external", "encoder", 'sparkmax:N/external is not an encoder port: a '
+     'sparkmax has "sparkmax:N/absolute", "sparkmax:N/alternate" besides its relative '
+     'encoder "sparkmax:N"'),
+    ("sparkflex:3/alternate", "encoder", 'a sparkflex has "sparkflex:N/absolute", '
+     '"sparkflex:N/external"'),
+    ("sparkmax:3/absolute", "motor", "sparkmax:N/absolute is not an encoder port"),
+    ("talonfx:3/absolute", "encoder", "talonfx:N/absolute is not an encoder port"),
+    ("sparkmax:/absolute", "encoder", 'expected "sparkmax:N" with a channel number N'),
     ("navix", "gyro", "unknown gyro device kind 'navix'; did you mean 'navx'?"),
     ("!pwm:3", "motor", "'!' (inverted) applies to dio switches only"),
     ("!ctre:3", "solenoid", "'!' (inverted) applies to dio switches only"),
@@ -345,7 +369,7 @@ def test_wiring_error_renders_with_file_and_path():
     ('[gyro]\nhal = "bno055:0"\n', "gyro.hal", "unknown gyro device kind 'bno055'"),
     ('[gyro]\nhal = "navx:0"\n', "gyro.hal", "'navx' takes no channel"),
     ('[gyro]\nhal = 5\n', "gyro.hal", 'such as "analoggyro:0", "adxrs450", "navx", "pigeon2:0", '
-     '"simdevice:DEVICE/VALUE", got 5 (integer)'),
+     '"adis16470", "adis16448", "simdevice:DEVICE/VALUE", got 5 (integer)'),
     ('[solenoids.s]\nhal = "ctre:8"\n', "solenoids.s.hal", "ctre channels are 0..7, got 8"),
     ('[solenoids.s]\nhal = "rve:1"\n', "solenoids.s.hal",
      "unknown solenoid device kind 'rve'; did you mean 'rev'? "

@@ -27,7 +27,9 @@ dt = TunerConstants.create_drivetrain()
 assert take_over([a for a in sys.argv[1].split(",") if a], said.append)
 dt.update_sim_state(0.004, 12.0)
 steer = dt.modules[0].steer_motor.sim_state.orientation
-print("RAN" if steer == ChassisReference.CLOCKWISE_POSITIVE else "OFF", len(said))
+print("RAN" if steer == ChassisReference.CLOCKWISE_POSITIVE else "OFF", len(said), flush=True)
+import os
+os._exit(0)  # Phoenix's native threads can abort a normal interpreter exit (seen once)
 """
 
 

@@ -594,6 +594,16 @@ def test_pigeon2_yaw_is_counter_clockwise(robots, links):
     assert data_of(got, "CANGyro", "Pigeon 2 (v6)[7]") == {">rawYawInput": 40.0}
 
 
+def test_adis16470_yaw_is_counter_clockwise_on_its_z_axis(robots, links):
+    adis = msg("Gyro", "ADIS16470[0]", {">connected": True, ">gyro_angle_z": 0.0,
+                                         ">gyro_rate_z": 0.0, ">gyro_angle_x": 0.0})
+    robot, link, _polls = connect(robots, links, with_gyro("adis16470"),
+                                  [DS_DISABLED, *PWM_INIT, adis])
+    got = sync_send(robot, link, {topics.GYRO_YAW: 30.0, topics.GYRO_RATE: 12.0})
+    assert data_of(got, "Gyro", "ADIS16470[0]") == {">gyro_angle_z": 30.0,
+                                                    ">gyro_rate_z": 12.0}
+
+
 def test_navx_yaw_is_clockwise_on_the_device_it_finds(robots, links):
     navx = msg("SimDevice", "navX-Sensor[4]", {">Yaw": 0.0, ">Rate": 0.0, ">Connected": True})
     other = msg("SimDevice", "Other[4]", {">Yaw": 0.0})

@@ -425,9 +425,9 @@ class HalsimWsLink:
             kind, prefix = ws_device(halmap.ADIS_PREFIXES[a.kind])
             device = next((d for d, _ in self._devices(kind) if d.startswith(prefix)), None)
             if device is not None:
-                value, rate = halmap.adis_values("z")
-                self._rezeroed("gyro", (kind, device), value, angle)
-                put((kind, device), {f">{rate}": angle_rate})
+                angle_value, rate_value = halmap.adis_values("z")
+                self._rezeroed("gyro", (kind, device), angle_value, angle)
+                put((kind, device), {f">{rate_value}": angle_rate})
         elif a.kind == "simdevice":
             self._rezeroed("gyro", ws_device(a.device), a.value, angle)
 

@@ -51,7 +51,7 @@ def loadExtension() -> None:
     from simserver.bridge.realtime import NtLink
     from simserver.bridge.stepport import StepPort, fail_fast
     from simserver.bridge.sync import RealtimeSync
-    from simserver.bridge.vendorsims import take_over
+    from simserver.bridge.vendorsims import take_over, take_over_rev
     from simserver.config.loader import ConfigError, load
 
     path = config_path()
@@ -82,8 +82,11 @@ def loadExtension() -> None:
         raise SystemExit(2) from None
     reported = [False]
     vendor_sims = [False]  # CTRE's swerve simulation turned off where simserver wires it
+    rev_sims = [False]  # REV's SparkSim.iterate from the program, likewise
 
     def observe() -> None:
+        if not rev_sims[0]:
+            rev_sims[0] = take_over_rev(bridge.wired(), _say)
         if not vendor_sims[0]:
             vendor_sims[0] = take_over(bridge.wired(), _say)
             if vendor_sims[0]:  # a call already under way may still write: not a conflict

@@ -25,6 +25,7 @@ import wpilib
 from wpilib.simulation import RoboRioSim
 
 from simserver import halmap
+from simserver.bridge import vendorsims
 from simserver.bridge.devices import Guarded, LazyDevice, Watched
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.hal import HalAddress
@@ -108,6 +109,7 @@ class SparkMotor:
             self._motor = motor_by_name(self.motor_type).dcmotor()
             sim_class = rev.SparkMaxSim if self.kind == "sparkmax" else rev.SparkFlexSim
             self._sim = sim_class(spark, self._motor)
+            vendorsims.own(self._sim)
         return self._sim
 
     def _iterate(self, sim: Any, mode: int) -> float:

@@ -12,6 +12,12 @@ lock-step, its pose ended 0.56 m and 52° from the true one after its path.
 wired in simserver.toml, so simserver's values are the only ones its odometry reads. It
 patches the class the program imported (nothing is imported here: a program without
 phoenix6.swerve is untouched); drivetrains with no wired device keep CTRE's simulation.
+
+REV's ``SparkSim`` (a physics.py or ``simulationPeriodic`` that steps its own plant and calls
+``iterate``) runs the SPARK's controller: iterated by the program as well as by the bridge,
+its MAXMotion profiles and integrators would advance twice per loop. :func:`take_over_rev`
+makes the program's ``iterate`` do nothing for a wired SPARK; the bridge's own SparkSims
+(:func:`own`) run.
 """
 
 from __future__ import annotations
@@ -20,10 +26,14 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from simserver import halmap
+from simserver.bridge.devices import LazyDevice
 from simserver.bridge.objects import address_of
 
 CTRE_SWERVE_MODULE = "phoenix6.swerve.swerve_drivetrain"
 _PATCHED = "_simserver_wired"  # attribute marking the patched update_sim_state
+REV_PROBE = 1234.5  # V: a bus voltage no SPARK has, exact in float32
+_OWN: set[int] = set()  # ids of the bridge's own SparkSims
 
 
 def ctre_swerve_addresses(drivetrain: Any) -> list[str]:
@@ -65,4 +75,61 @@ def take_over(wired: Iterable[str], say: Callable[[str], None]) -> bool:
     setattr(update_sim_state, _PATCHED, wired_set)
     update_sim_state.__doc__ = original.__doc__
     cls.update_sim_state = update_sim_state
+    return True
+
+
+def own(sim: Any) -> None:
+    """Register one of the bridge's own SparkSims: its ``iterate`` always runs."""
+    _OWN.add(id(sim))
+
+
+def spark_of(sim: Any, candidates: Iterable[str]) -> str | None:
+    """The address among ``candidates`` (``sparkmax:N``, ``sparkflex:N``) of the SPARK a
+    SparkSim drives, found by giving the sim a probe bus voltage and looking for it on the
+    SPARKs' SimDevices (the sim does not say which SPARK it has), then restoring it."""
+    devices = {}
+    for address in candidates:
+        kind, _, can_id = address.partition(":")
+        if kind in ("sparkmax", "sparkflex") and can_id.isdigit():
+            devices[address] = LazyDevice(halmap.spark(kind, int(can_id)))
+    saved = sim.getBusVoltage()
+    sim.setBusVoltage(REV_PROBE)
+    found = next((a for a, d in devices.items() if d.read("Bus Voltage") == REV_PROBE), None)
+    sim.setBusVoltage(saved)
+    return found
+
+
+def take_over_rev(wired: Iterable[str], say: Callable[[str], None]) -> bool:
+    """Patch REV's ``SparkSim.iterate`` (if the program imported rev) so it does nothing when
+    the program calls it for a SPARK among ``wired`` addresses; ``say`` is told once per
+    SPARK. True once patched (calling again is harmless)."""
+    rev = sys.modules.get("rev")
+    cls = getattr(rev, "SparkSim", None)
+    original = getattr(cls, "iterate", None)
+    if cls is None or original is None:
+        return False
+    if getattr(original, _PATCHED, None) is not None:
+        return True
+    wired_set = frozenset(wired)
+    sparks: dict[int, str | None] = {}  # id of a program's SparkSim -> its wired SPARK
+    told: set[str] = set()
+
+    def iterate(self: Any, velocity: float, vbus: float, dt: float) -> None:
+        if id(self) in _OWN:
+            original(self, velocity, vbus, dt)
+            return
+        if id(self) not in sparks:
+            sparks[id(self)] = spark_of(self, wired_set)
+        address = sparks[id(self)]
+        if address is None:
+            original(self, velocity, vbus, dt)
+        elif address not in told:
+            told.add(address)
+            say(f"REV SparkSim.iterate from the robot program is turned off for {address}, "
+                "since simserver.toml wires it: simserver runs that SPARK's controller with "
+                "its own state")
+
+    setattr(iterate, _PATCHED, wired_set)
+    iterate.__doc__ = original.__doc__
+    cls.iterate = iterate
     return True

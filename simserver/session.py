@@ -644,7 +644,7 @@ class Session:
                 if self.nt is not None:
                     self.nt.poll()  # inputs come over the link; NT only drains its queues
                     if robot_time is not None:
-                        self.nt.clock = (world.time, robot_time)
+                        self.nt.clock = (world.time, robot_time, period)
                 steps = 1
                 if realtime:
                     late = message.get("late")

@@ -66,6 +66,7 @@ class StepPort(threading.Thread):
         self.active = threading.Event()
         self._pause_wanted = threading.Event()
         self._paused = threading.Event()
+        self.loop_time = 0.0  # FPGA s of the last robot loop (set on the robot thread)
         self.sock = socket.create_server((cfg.bind, cfg.port))
         self._beats: dict[str, ntcore.GenericSubscriber] = {}
         self._late: set[str] = set()
@@ -137,6 +138,7 @@ class StepPort(threading.Thread):
     def loop_ended(self) -> bool:
         """Robot thread, end of a loop: pause here if lock-step asked for it. True once the
         loop belongs to lock-step (the caller then leaves the HAL to this thread)."""
+        self.loop_time = wpilib.Timer.getFPGATimestamp()
         if self._pause_wanted.is_set() and not self._paused.is_set():
             pauseTiming()
             self._paused.set()
@@ -205,8 +207,9 @@ class StepPort(threading.Thread):
         bridge, period, timeout = self.bridge, self.cfg.period, self.cfg.timeout
         extra: dict[str, object] = {"missing": bridge.missing()}
         while True:
-            link.send({"time": wpilib.Timer.getFPGATimestamp(), "values": bridge.outputs(),
-                       **extra})
+            # The loop's own time: stepTiming ends a period after the pause, which may lie
+            # up to a period after the loop's notifier time (the time its NT values carry).
+            link.send({"time": self.loop_time, "values": bridge.outputs(), **extra})
             extra = {}
             reply = link.receive(timeout)
             if "bye" in reply:

@@ -49,6 +49,9 @@ from simserver.world import Snapshot
 
 log = logging.getLogger("simserver.nt")
 
+# Fraction of a period by which a value may precede its loop's time and still belong to it
+# (real time: the loop's time is read after its code has run).
+CLOCK_SLACK = 0.05
 FAST = ntcore.PubSubOptions(periodic=0.001)
 INPUTS = ntcore.PubSubOptions(periodic=0.001, sendAll=True, pollStorage=64)
 HEARTBEAT = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
@@ -222,7 +225,8 @@ class NtAdapter:
         """PhotonVision and Limelight publishers per camera (main robot only), and the
         bearing-target topics."""
         cfg = self.cfg
-        self.clock: tuple[float, float] | None = None  # (sim s, robot s) when known exactly
+        # (sim s, robot s, period s) of the latest robot loop, when the bridge says so
+        self.clock: tuple[float, float, float] | None = None
         self._sim_now = 0.0
         self._cameras: dict[str, list[PhotonVisionPublisher | LimelightPublisher]] = {}
         self.heartbeats: dict[str, int] = {}  # camera heartbeat topic -> last value published
@@ -255,11 +259,16 @@ class NtAdapter:
         return (ntcore._now() + offset) * 1e-6 - (self._sim_now - sim_time)
 
     def sim_time(self, robot_time: float) -> float:
-        """The simulated time (s) at NT server time ``robot_time`` (s): the inverse of
-        :meth:`robot_time`, exact from the lock-step clock; otherwise from ntcore's server
-        time offset (a server's own clock with ``--serve``), NaN before it is known."""
+        """The simulated time (s) of the world a value the robot program set at NT server
+        time ``robot_time`` (s) was computed from. With the bridge's clock: the time of the
+        sensors the program had then, which are those of the end of the period from the loop's
+        exchange on (a commands-v2 scheduler runs 5 ms after its loop, on the sensors written
+        at the loop's end). Otherwise from ntcore's server time offset (a server's own clock
+        with ``--serve``), NaN before it is known."""
         if self.clock is not None:
-            return self.clock[0] + (robot_time - self.clock[1])
+            sim, robot, period = self.clock
+            periods = math.ceil((robot_time - robot) / period - CLOCK_SLACK)
+            return sim + periods * period
         offset = 0 if self.endpoint.mode == "server" else self.inst.getServerTimeOffset()
         if offset is None:
             return math.nan

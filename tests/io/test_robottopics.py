@@ -135,13 +135,19 @@ def test_adapter_gives_each_value_the_simulated_time_it_was_published_at(robot_s
         # 0.3 s before publishing; publishing came (read_us - now_us) before "now"
         expected = 5.0 - 0.3 - (read_us - now_us) * 1e-6
         assert got.sim_time == pytest.approx(expected, abs=0.005)
-        # Lock-step: the clock pairs simulated 3.0 s with robot time T0 (a later time: NT
-        # drops a value stamped before the topic's current one).
+        # With the bridge: its clock pairs simulated 3.0 s with the robot loop at T0 (a later
+        # time: NT drops a value stamped before the topic's current one), 20 ms periods. A
+        # value set in that loop saw the world at 3.0 s; one set between loops (commands-v2's
+        # scheduler, 5 ms later) saw the sensors of the period's end, 3.02 s.
         t0 = now_us * 1e-6 + 10.0
-        adapter.clock = (3.0, t0)
-        pub.set(Pose2d(1, 2, 0), round((t0 + 0.46) * 1e6))
-        got, _ = collect_adapter(adapter, now=3.5)
-        assert got.sim_time == pytest.approx(3.46, abs=1e-6)  # µs stamps
+        adapter.clock = (3.0, t0, 0.02)
+        for offset, expected in ((0.0, 3.0), (0.005, 3.02), (0.02, 3.02), (0.465, 3.48),
+                                 (-0.0004, 3.0)):
+            pub.set(Pose2d(1, 2, offset), round((t0 + 0.5 + offset) * 1e6))
+            got, _ = collect_adapter(adapter, now=3.5)
+            assert got.sim_time == pytest.approx(expected + 0.5, abs=1e-9), offset
+            t0 += 1.0  # each value later than the last
+            adapter.clock = (3.0, t0, 0.02)
     finally:
         adapter.close()
 

@@ -61,6 +61,14 @@ SPARK_SENSORS = {"": "RELATIVE ENCODER", "absolute": "ABSOLUTE ENCODER",
 SPARK_FEEDBACK = {1: "", 3: "alternate", 4: "absolute"}
 
 
+def spark_feedback_port(kind: str, sensor: int) -> str | None:
+    """The encoder port a SPARK of ``kind`` reads for REVLib FeedbackSensor ``sensor`` (the
+    alternate port is a SPARK Flex's external encoder); None for sensors without one here
+    (analog, detached)."""
+    port = SPARK_FEEDBACK.get(sensor)
+    return "external" if port == "alternate" and kind == "sparkflex" else port
+
+
 def spark_encoder(kind: str, can_id: int, port: str = "") -> str:
     """SimDevice of one of a SPARK's encoders (``Position``, ``Velocity`` as the program reads
     them, ``Is Inverted``, the program's conversion factors; absolute: ``Zero Offset``)."""

@@ -243,7 +243,32 @@ def _can(path: str, obj: Any) -> dict[str, Any]:
     leader = _leader(obj)
     if leader is not None:
         out["follows"], out["opposed"] = leader
+    sensor = _spark_sensor(obj)
+    if sensor is not None:
+        out["sensor"], out["sensor_inverted"] = sensor
     return out
+
+
+def _spark_sensor(obj: Any) -> tuple[str, bool] | None:
+    """(port, inverted) of the data-port encoder a SPARK's closed loop reads (``absolute``,
+    ``alternate`` or ``external``), with the program's ``inverted`` for it; None when the
+    loop reads the built-in encoder, or for other devices."""
+    name = type(obj).__name__
+    if name not in ("SparkMax", "SparkFlex"):
+        return None
+    from simserver import halmap
+
+    try:
+        config = obj.configAccessor
+        port = halmap.spark_feedback_port(name.lower(),
+                                          int(config.closedLoop.getFeedbackSensor()))
+        sensors = {"absolute": "absoluteEncoder", "alternate": "alternateEncoder",
+                   "external": "externalEncoder"}
+        if port in sensors:
+            return port, bool(getattr(config, sensors[port]).getInverted())
+    except Exception:  # a REV version without these accessors: not known
+        return None
+    return None
 
 
 def _inverted(obj: Any) -> bool | None:

@@ -47,15 +47,15 @@ def spark_direction(objects: ProgramObjects, address: str) -> float:
         return 1.0
 
 
-def feedback_port(spark: Any) -> str | None:
-    """The encoder port (``""`` relative, ``"absolute"``, ``"alternate"``) the SPARK's closed
-    loop reads, or None for a sensor the bridge does not write (analog, detached)."""
+def feedback_port(kind: str, spark: Any) -> str | None:
+    """The encoder port (``""`` relative, ``"absolute"``, ``"alternate"``, ``"external"``)
+    the SPARK's closed loop reads, or None for a sensor the bridge does not write (analog,
+    detached)."""
     try:
         sensor = int(spark.configAccessor.closedLoop.getFeedbackSensor())
     except Exception:  # a closed device
         return None
-    port = halmap.SPARK_FEEDBACK.get(sensor)
-    return port
+    return halmap.spark_feedback_port(kind, sensor)
 
 
 class SparkMotor:
@@ -119,7 +119,7 @@ class SparkMotor:
         self._last = now
         if dt <= 0.0:  # a second read in the same loop
             return float(sim.getAppliedOutput())
-        port = feedback_port(self.objects.get(self.address))
+        port = feedback_port(self.kind, self.objects.get(self.address))
         sensor = self._sensor(port) if port is not None else None
         velocity = sensor.read("Velocity") if sensor is not None else 0.0
         if sensor is not None and port in self.wired_ports:

@@ -346,6 +346,8 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
         base = _name_of(path, "") or (best.name if best else address.replace(":", ""))
         entry["name"] = _unique(base, taken)
         draft.encoders.append(entry)
+    spark_sensors = {f"{c['class'].lower()}:{c['id']}": c for c in listing.get("can", [])
+                     if c.get("sensor")}
     for m in motors:  # the integrated sensor of a CAN motor controller turns with the motor
         kind = m.hal[0].partition(":")[0]
         if kind in ("talonfx", "sparkmax", "sparkflex"):
@@ -354,6 +356,15 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
                 "motor": m.name, "unit": "rotations", "mount": "motor", "inverted": False,
                 "name": _unique(f"{m.name}_{'rotor' if kind == 'talonfx' else 'encoder'}",
                                 taken)})
+        spark = spark_sensors.get(m.hal[0])
+        if spark is not None:  # the data-port encoder its closed loop reads
+            port = spark["sensor"]
+            draft.encoders.append({
+                "address": f"{m.hal[0]}/{port}", "path": m.path, "motor": m.name,
+                "label": f"{m.hal[0]} {port} encoder (its closed loop's sensor)",
+                "unit": "rotations", "absolute": port == "absolute",
+                "inverted": bool(spark["sensor_inverted"]),
+                "name": _unique(f"{m.name}_{port}", taken)})
 
 
 def _closest(path: str, motors: list[Motor]) -> Motor | None:

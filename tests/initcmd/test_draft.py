@@ -98,6 +98,26 @@ def test_can_followers_are_grouped_under_their_leader_whatever_their_direction()
     assert cfg.motors["climber"].count == 3
 
 
+def test_the_data_port_encoder_a_spark_loop_reads_is_wired_with_the_programs_inversion():
+    listing = {"devices": [can_motor("sparkmax", 10, "SPARK MAX [10]"),
+                           can_motor("sparkflex", 12, "SPARK Flex [12]")],
+               "can": [{"path": "robot.module.turning", "class": "SparkMax", "id": 10,
+                        "sensor": "absolute", "sensor_inverted": True},
+                       {"path": "robot.arm.motor", "class": "SparkFlex", "id": 12,
+                        "sensor": "external", "sensor_inverted": False}]}
+    draft = build(listing)
+    ports = {e["address"]: e for e in draft.encoders if "/" in e["address"]}
+    assert set(ports) == {"sparkmax:10/absolute", "sparkflex:12/external"}
+    assert (ports["sparkmax:10/absolute"]["absolute"],
+            ports["sparkmax:10/absolute"]["inverted"]) == (True, True)
+    assert (ports["sparkflex:12/external"]["absolute"],
+            ports["sparkflex:12/external"]["inverted"]) == (False, False)
+    cfg = loads(render(draft, "bot"))
+    wired = {str(e.hal[0]): e for e in cfg.encoders.values()}
+    assert wired["sparkmax:10/absolute"].absolute and wired["sparkmax:10/absolute"].inverted
+    assert not wired["sparkflex:12/external"].absolute
+
+
 @pytest.mark.parametrize(("span", "unit"), [
     (270.0, "deg"), (3600.0, "deg"), (1.0, "rotations"), (10.0, "rotations"),
     (2 * math.pi, "rad"), (-270.0, "deg"), (1.5, "deg"),

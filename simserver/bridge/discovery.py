@@ -104,7 +104,12 @@ def discover() -> dict[str, Any]:
     from simserver.bridge import inventory
 
     robot = the_robot()
-    found = list(walk(robot, "robot")) if robot is not None else []
+    seen: set[int] = set()
+    found = list(walk(robot, "robot", seen=seen)) if robot is not None else []
+    for name, module in program_modules():  # module globals: kinematics in constants.py
+        for key, value in vars(module).items():
+            if not key.startswith("_"):
+                found += walk(value, f"{name}.{key}", seen=seen)
     motors = [(p, o) for p, o in found if isinstance(o, wpilib.PWMMotorController)]
     return {
         "robot_class": type(robot).__name__ if robot is not None else None,
@@ -124,6 +129,19 @@ def discover() -> dict[str, Any]:
         "translations": [{"path": p, "x": o.x, "y": o.y} for p, o in found
                          if type(o).__name__ == "Translation2d"],
     }
+
+
+def program_modules(root: str | None = None) -> list[tuple[str, types.ModuleType]]:
+    """The robot project's own imported modules (their files under ``root``, default the
+    working directory, which ``robotpy sim`` runs in), by name, outside any virtualenv."""
+    base = os.path.abspath(root or os.getcwd()) + os.sep
+    out = []
+    for name, module in sorted(sys.modules.items()):
+        path = getattr(module, "__file__", None)
+        if isinstance(path, str) and os.path.abspath(path).startswith(base) and not any(
+                part in path for part in ("site-packages", "dist-packages", ".venv")):
+            out.append((name, module))
+    return out
 
 
 def the_robot() -> Any:

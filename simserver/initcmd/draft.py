@@ -39,6 +39,7 @@ CORNERS = {"front_left": ({"front", "fl"}, {"left", "fl"}),
            "front_right": ({"front", "fr"}, {"right", "fr"}),
            "rear_left": ({"rear", "back", "bl", "rl"}, {"left", "bl", "rl"}),
            "rear_right": ({"rear", "back", "br", "rr"}, {"right", "br", "rr"})}
+CORNER_WORDS = set().union(*(fb | lr for fb, lr in CORNERS.values()))
 TYPICAL_CPR = (4096, 2048, 1024, 512, 360, 256, 250, 128, 100, 42, 20, 8192)
 DRUM_RADIUS = 0.0254  # m: the elevator drum radius the draft writes (1 in, to confirm)
 
@@ -264,6 +265,8 @@ def _swerve(draft: Draft, motors: list[Motor], kin: dict[str, Any],
     located = {t["path"]: (t["x"], t["y"]) for t in listing.get("translations", [])}
     placed = []
     free = list(positions)
+    corners = {_quadrant(xy) for xy in positions}
+    taken = {m.name for m in motors}
     for i, (parent, ms) in enumerate(modules.items()):
         name = _name_of(parent, f"module{i}")
         key = meaningful(parent.rpartition(".")[2] or parent)
@@ -271,6 +274,12 @@ def _swerve(draft: Draft, motors: list[Motor], kin: dict[str, Any],
                       and list(xy) in free), None)
         xy = list(where) if where is not None else free[0]
         free.remove(xy)
+        if not meaningful(name) & CORNER_WORDS and len(corners) == len(positions):
+            # a module in a list (modules[0]): named by where the kinematics puts it
+            name = _quadrant(xy)
+            for kind in ("drive", "steer"):
+                taken.discard(ms[kind].name)
+                ms[kind].name = _unique(f"{name}_{kind}", taken)
         ms["drive"].role, ms["steer"].role = "drive", "steer"
         placed.append((name, xy, ms["drive"].name, ms["steer"].name))
     for kind in ("drive", "steer"):
@@ -278,6 +287,11 @@ def _swerve(draft: Draft, motors: list[Motor], kin: dict[str, Any],
     draft.drivetrain = {"type": "swerve", "why": f"the program's {kin['class']} {kin['path']}",
                         "modules": placed}
     return True
+
+
+def _quadrant(xy: list[float]) -> str:
+    """``front_left`` ... ``rear_right`` for a module position (x forward, y left)."""
+    return f"{'front' if xy[0] > 0 else 'rear'}_{'left' if xy[1] > 0 else 'right'}"
 
 
 def guess_mechanisms(listing: dict[str, Any], motors: list[Motor], draft: Draft) -> None:

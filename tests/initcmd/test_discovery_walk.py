@@ -3,7 +3,9 @@ reaches and the attribute paths it names them by. Plain Python stand-ins, no HAL
 
 from __future__ import annotations
 
-from simserver.bridge.discovery import walk
+import sys
+
+from simserver.bridge.discovery import program_modules, walk
 
 
 class Encoder:  # stands in for wpilib.Encoder (matched by class name)
@@ -43,3 +45,17 @@ def test_walk_names_devices_by_attribute_path_through_lists_dicts_and_cycles():
 
 def test_walk_stops_at_its_depth():
     assert list(walk(Robot(), "robot", depth=1)) == []
+
+
+def test_program_modules_are_the_projects_own_imported_files(tmp_path, monkeypatch):
+    # Teams keep kinematics in constants.py as a module global, out of the robot's reach.
+    (tmp_path / "teamconstants_probe.py").write_text("X = 1\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import teamconstants_probe  # noqa: F401
+
+    try:
+        names = [name for name, _ in program_modules(str(tmp_path))]
+        assert names == ["teamconstants_probe"]
+        assert "pytest" not in [name for name, _ in program_modules(str(tmp_path))]
+    finally:
+        sys.modules.pop("teamconstants_probe", None)

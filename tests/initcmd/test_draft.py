@@ -198,3 +198,27 @@ def test_an_empty_program_gives_a_config_without_drivetrain_that_loads():
     cfg = loads(text)
     assert cfg.drivetrain is None and cfg.motors == {}
     assert "No drivetrain found" in text
+
+
+def test_swerve_modules_held_in_a_list_are_named_by_where_the_kinematics_puts_them():
+    # REV's MAXSwerve shape: drive.modules[i].driving / .turning, the kinematics a module
+    # global of constants.py
+    ids = ((11, 10), (15, 14), (13, 12), (17, 16))
+    corners = ((0.3, 0.3), (0.3, -0.3), (-0.3, 0.3), (-0.3, -0.3))
+    listing = {
+        "devices": [can_motor("sparkmax", n, f"SPARK MAX [{n}]") for pair in ids for n in pair],
+        "can": [{"path": f"robot.drive.modules[{i}].{part}", "class": "SparkMax", "id": n}
+                for i, pair in enumerate(ids) for part, n in zip(("driving", "turning"), pair,
+                                                                  strict=True)],
+        "kinematics": [{"path": "constants.KINEMATICS", "class": "SwerveDrive4Kinematics",
+                        "modules": [list(xy) for xy in corners]}]}
+    draft = build(listing)
+    assert draft.drivetrain is not None and draft.drivetrain["type"] == "swerve"
+    assert [(name, drive, steer) for name, _, drive, steer in draft.drivetrain["modules"]] == [
+        ("front_left", "front_left_drive", "front_left_steer"),
+        ("front_right", "front_right_drive", "front_right_steer"),
+        ("rear_left", "rear_left_drive", "rear_left_steer"),
+        ("rear_right", "rear_right_drive", "rear_right_steer")]
+    cfg = loads(render(draft, "bot"))
+    assert cfg.drivetrain_type == "swerve"
+    assert str(cfg.motors["rear_right_steer"].hal[0]) == "sparkmax:16"

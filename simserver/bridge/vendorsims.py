@@ -31,7 +31,7 @@ from simserver.bridge.devices import LazyDevice
 from simserver.bridge.objects import address_of
 
 CTRE_SWERVE_MODULE = "phoenix6.swerve.swerve_drivetrain"
-_PATCHED = "_simserver_wired"  # attribute marking the patched update_sim_state
+_PATCHED = "_simserver_patched"  # attribute marking a method replaced here
 REV_PROBE = 1234.5  # V: a bus voltage no SPARK has, exact in float32
 _OWN: set[int] = set()  # ids of the bridge's own SparkSims
 
@@ -46,36 +46,46 @@ def ctre_swerve_addresses(drivetrain: Any) -> list[str]:
     return [a for a in map(address_of, devices) if a is not None]
 
 
+def _patch(module: str, class_name: str, method: str,
+           make: Callable[[Callable[..., None]], Callable[..., None]]) -> bool:
+    """Replace ``method`` of class ``class_name`` of the already imported ``module`` by
+    ``make(original)``, once; False while the program has not imported it (nothing is
+    imported here)."""
+    cls = getattr(sys.modules.get(module), class_name, None)
+    original = getattr(cls, method, None)
+    if cls is None or original is None:
+        return False
+    if not getattr(original, _PATCHED, False):
+        replacement = make(original)
+        setattr(replacement, _PATCHED, True)
+        replacement.__doc__ = original.__doc__
+        setattr(cls, method, replacement)
+    return True
+
+
 def take_over(wired: Iterable[str], say: Callable[[str], None]) -> bool:
     """Patch CTRE's ``SwerveDrivetrain.update_sim_state`` (if the program imported it) so it
     does nothing for a drivetrain with a device among ``wired`` addresses; ``say`` is told
     once per such drivetrain. True once patched (calling again is harmless)."""
-    module = sys.modules.get(CTRE_SWERVE_MODULE)
-    cls = getattr(module, "SwerveDrivetrain", None)
-    original = getattr(cls, "update_sim_state", None)
-    if cls is None or original is None:
-        return False
-    if getattr(original, _PATCHED, None) is not None:
-        return True
     wired_set = frozenset(wired)
     decided: dict[int, bool] = {}
 
-    def update_sim_state(self: Any, dt: float, supply_voltage: float) -> None:
-        owned = decided.get(id(self))
-        if owned is None:
-            mine = [a for a in ctre_swerve_addresses(self) if a in wired_set]
-            owned = decided[id(self)] = bool(mine)
-            if owned:
-                say(f"CTRE SwerveDrivetrain ({type(self).__name__}): update_sim_state is "
-                    f"turned off, since simserver.toml wires its devices ({', '.join(mine)}); "
-                    "simserver drives its Talon FX rotors, CANcoders and Pigeon 2")
-        if not owned:
-            original(self, dt, supply_voltage)
+    def make(original: Callable[..., None]) -> Callable[..., None]:
+        def update_sim_state(self: Any, dt: float, supply_voltage: float) -> None:
+            owned = decided.get(id(self))
+            if owned is None:
+                mine = [a for a in ctre_swerve_addresses(self) if a in wired_set]
+                owned = decided[id(self)] = bool(mine)
+                if owned:
+                    say(f"CTRE SwerveDrivetrain ({type(self).__name__}): update_sim_state is "
+                        f"turned off, since simserver.toml wires its devices "
+                        f"({', '.join(mine)}); simserver drives its Talon FX rotors, CANcoders "
+                        "and Pigeon 2")
+            if not owned:
+                original(self, dt, supply_voltage)
+        return update_sim_state
 
-    setattr(update_sim_state, _PATCHED, wired_set)
-    update_sim_state.__doc__ = original.__doc__
-    cls.update_sim_state = update_sim_state
-    return True
+    return _patch(CTRE_SWERVE_MODULE, "SwerveDrivetrain", "update_sim_state", make)
 
 
 def own(sim: Any) -> None:
@@ -103,33 +113,22 @@ def take_over_rev(wired: Iterable[str], say: Callable[[str], None]) -> bool:
     """Patch REV's ``SparkSim.iterate`` (if the program imported rev) so it does nothing when
     the program calls it for a SPARK among ``wired`` addresses; ``say`` is told once per
     SPARK. True once patched (calling again is harmless)."""
-    rev = sys.modules.get("rev")
-    cls = getattr(rev, "SparkSim", None)
-    original = getattr(cls, "iterate", None)
-    if cls is None or original is None:
-        return False
-    if getattr(original, _PATCHED, None) is not None:
-        return True
     wired_set = frozenset(wired)
     sparks: dict[int, str | None] = {}  # id of a program's SparkSim -> its wired SPARK
     told: set[str] = set()
 
-    def iterate(self: Any, velocity: float, vbus: float, dt: float) -> None:
-        if id(self) in _OWN:
-            original(self, velocity, vbus, dt)
-            return
-        if id(self) not in sparks:
-            sparks[id(self)] = spark_of(self, wired_set)
-        address = sparks[id(self)]
-        if address is None:
-            original(self, velocity, vbus, dt)
-        elif address not in told:
-            told.add(address)
-            say(f"REV SparkSim.iterate from the robot program is turned off for {address}, "
-                "since simserver.toml wires it: simserver runs that SPARK's controller with "
-                "its own state")
+    def make(original: Callable[..., None]) -> Callable[..., None]:
+        def iterate(self: Any, velocity: float, vbus: float, dt: float) -> None:
+            if id(self) not in _OWN and id(self) not in sparks:
+                sparks[id(self)] = spark_of(self, wired_set)
+            address = None if id(self) in _OWN else sparks[id(self)]
+            if address is None:
+                original(self, velocity, vbus, dt)
+            elif address not in told:
+                told.add(address)
+                say(f"REV SparkSim.iterate from the robot program is turned off for "
+                    f"{address}, since simserver.toml wires it: simserver runs that SPARK's "
+                    "controller with its own state")
+        return iterate
 
-    setattr(iterate, _PATCHED, wired_set)
-    iterate.__doc__ = original.__doc__
-    cls.iterate = iterate
-    return True
+    return _patch("rev", "SparkSim", "iterate", make)

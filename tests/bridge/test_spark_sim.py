@@ -310,22 +310,8 @@ def test_absolute_encoder_reads_one_turn_after_the_programs_zero_offset_and_inve
     assert encoder.getVelocity() == pytest.approx((-1 if inverted else 1) * 0.5 * 60.0 * 6.0)
 
 
-ALTERNATE = """
-[motors.shooter]
-type = "NEO"
-hal = "sparkmax:{id}"
-
-[mechanisms.shooter]
-type = "flywheel"
-motor = "shooter"
-gearing = 2.0
-moment_of_inertia = "0.004 kg*m^2"
-
-[encoders.shooter]
-motor = "shooter"
-unit = "rotations"
-hal = "sparkmax:{id}/alternate"
-"""
+ALTERNATE = FLYWHEEL.replace('mount = "motor"\nhal = "sparkmax:{id}"\n',
+                             'hal = "sparkmax:{id}/alternate"\n')
 
 
 def test_alternate_encoder_counts_with_its_own_inversion_not_the_motors(sim_time):

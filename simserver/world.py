@@ -627,7 +627,8 @@ class World:
             return angle / per_unit, sign * velocity * to_shaft / per_unit
         position = (position - self._joint_zero[name]) * to_shaft
         velocity *= to_shaft
-        if e.mount == "motor" and self.holo is not None:  # a coaxial swerve's coupling
+        # a coaxial swerve's coupling: on the drivetrain's own rotor sensors, not a mechanism's
+        if e.mount == "motor" and name in self._enc_holo and self.holo is not None:
             turn, rate = self.holo.rotor_coupling(e.motor)
             to_reading = radius / gearing if kind == "length" else 1.0  # shaft rad -> reading
             position, velocity = position + turn * to_reading, velocity + rate * to_reading

@@ -315,6 +315,40 @@ mount = "motor"
     assert abs(reading) > 1.0
 
 
+
+def test_mechanism_rotor_encoder_on_a_coupled_swerve_reads_its_mechanism():
+    """A SPARK's built-in encoder (mount = motor) on an elevator beside a coaxial swerve with
+    coupling_ratio: it reads the drum through the elevator's gearing, untouched by the
+    swerve's coupling (it used to be looked up among the modules and stopped simserver with
+    KeyError; found running pyreefscape's simserver init config)."""
+    text = SWERVE.replace("steer_gearing = 21.428571428571 # 150/7",
+                          "steer_gearing = 21.428571428571\ncoupling_ratio = 3.5", 1)
+    extra = """
+[motors.climber]
+type = "NEO"
+
+[mechanisms.climber]
+type = "elevator"
+motor = "climber"
+gearing = 10
+drum_radius = "1 in"
+carriage_mass = "5 kg"
+max_height = "1.2 m"
+
+[encoders.climber_rotor]
+motor = "climber"
+unit = "rotations"
+mount = "motor"
+"""
+    w = world(text, extra=extra)
+    w.set_motor("climber", 0.5)
+    for _ in range(25):
+        w.step(0.02)
+    height = w.joint_position("climber")
+    rotations, _ = w.snapshot().encoders["climber_rotor"]
+    assert height is not None and height > 0.05
+    assert rotations == pytest.approx(height / INCH / (2 * math.pi) * 10, rel=1e-9)
+
 def test_coupled_drive_rotor_reads_wheel_turns_plus_coupling_times_azimuth():
     """A coaxial module's coupling (drivetrain.coupling_ratio): while the modules steer, each
     drive rotor sensor reads drive_gearing·wheel turns + coupling_ratio·azimuth turns, to 1e-9,

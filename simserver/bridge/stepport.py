@@ -9,7 +9,9 @@ A thread listens on ``bridge.port``. simserver greets with the mode it wants:
 
   1. read the program's outputs and send them with the robot time;
   2. wait for simserver's sensor values for the end of the period, write them into the HAL;
-  3. ``stepTiming(period)``: the program runs exactly one loop, then waits again.
+  3. advance the robot clock by one period (:class:`~simserver.bridge.clock.LockstepClock`:
+     ``stepTiming``'s order of events without its hangs): the program runs exactly one loop,
+     then waits again.
 
   Timing only advances inside step 3 and the robot thread is parked the rest of the time, so
   outputs and sensors are read and written without racing the program. If simserver does
@@ -33,10 +35,10 @@ import wpilib
 from wpilib.simulation import (
     isTimingPaused,
     pauseTiming,
-    stepTiming,
     waitForProgramStart,
 )
 
+from simserver.bridge.clock import LockstepClock
 from simserver.bridge.core import Bridge
 from simserver.bridge.sync import RealtimeSync
 from simserver.config.model import BridgeConfig
@@ -107,13 +109,15 @@ class StepPort(threading.Thread):
     def _run_lockstep(self, link: Link) -> None:
         cfg = self.cfg
         self.sock.close()
+        clock = LockstepClock(cfg.timeout, self.say, self.exit_process)
         try:
             waitForProgramStart()
             self._pause_at_loop_end()
+            clock.park()  # the loop that was running (or the program's first) has ended
             link.send({"hello": "bridge", "version": VERSION, "period": cfg.period,
                        "mode": "lockstep"})
             self.active.set()
-            self._loop(link)
+            self._loop(link, clock)
         except LinkError as exc:
             self.say(f"lock-step: simserver stopped answering: {exc} (bridge.timeout "
                      f"{cfg.timeout:g} s). The robot program stops, since its clock cannot "
@@ -203,7 +207,7 @@ class StepPort(threading.Thread):
                     break
                 time.sleep(0.0002)
 
-    def _loop(self, link: Link) -> None:
+    def _loop(self, link: Link, clock: LockstepClock) -> None:
         bridge, period, timeout = self.bridge, self.cfg.period, self.cfg.timeout
         extra: dict[str, object] = {"missing": bridge.missing()}
         while True:
@@ -226,7 +230,7 @@ class StepPort(threading.Thread):
             for line in bridge.warnings:
                 self.say(line)
             bridge.warnings.clear()
-            stepTiming(period)
+            clock.step(period)
 
 
 def fail_fast(code: int) -> None:

@@ -211,7 +211,7 @@ class StepPort(threading.Thread):
         bridge, period, timeout = self.bridge, self.cfg.period, self.cfg.timeout
         extra: dict[str, object] = {"missing": bridge.missing()}
         while True:
-            # The loop's own time: stepTiming ends a period after the pause, which may lie
+            # The loop's own time: a step ends a period after the pause, which may lie
             # up to a period after the loop's notifier time (the time its NT values carry).
             link.send({"time": self.loop_time, "values": bridge.outputs(), **extra})
             extra = {}

@@ -27,6 +27,8 @@ MAX_AXES, MAX_BUTTONS = 12, 32
 # float32, some time after the write.
 PHOENIX_POSITION_STEP = 1.0 / 4096  # rotations
 PHOENIX_YAW_STEP = 1e-3  # degrees, well above float32 rounding of any yaw a match reaches
+PHOENIX_YAW_WRAP = 360.0  # degrees: the Pigeon 2's own SimPeriodicBefore callback writes its
+# raw yaw back wrapped to [0, 360) (-0.0002 written reads 359.9998 after it)
 
 
 def talonfx_motor(can_id: int) -> str:
@@ -219,13 +221,15 @@ class Watch:
     part of a robot loop: :meth:`observe` at SimPeriodicBefore (after the program's own code),
     :meth:`settle` at SimPeriodicAfter (after physics.py and simulationPeriodic).
 
-    ``tolerance`` (in the value's unit) is how far the device itself may move a value it
-    stores: Phoenix 6's simulation thread rounds a written rotor or CANcoder position to
-    1/4096 rotation at moments of its own choosing, which is no one else's write."""
+    The device itself may move a value it stores, which is no one else's write: ``tolerance``
+    (in the value's unit) covers rounding (Phoenix 6's simulation thread rounds a written
+    rotor or CANcoder position to 1/4096 rotation at moments of its own choosing), ``wrap``
+    a value kept modulo a turn (the Pigeon 2 writes its raw yaw back within [0, 360))."""
 
-    def __init__(self, read: Callable[[], float], tolerance: float = 0.0):
+    def __init__(self, read: Callable[[], float], tolerance: float = 0.0, wrap: float = 0.0):
         self._read = read
         self.tolerance = tolerance
+        self.wrap = wrap
         self._before: float | None = None
 
     def observe(self) -> None:
@@ -234,7 +238,12 @@ class Watch:
     def settle(self) -> bool:
         """Whether the value changed since :meth:`observe` (a foreign write)."""
         before, self._before = self._before, None
-        return before is not None and abs(self._read() - before) > self.tolerance
+        if before is None:
+            return False
+        change = abs(self._read() - before)
+        if self.wrap:
+            change = min(change % self.wrap, self.wrap - change % self.wrap)
+        return change > self.tolerance
 
 
 class Rezero:

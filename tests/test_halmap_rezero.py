@@ -92,3 +92,16 @@ def test_watch_tells_a_change_between_observe_and_settle():
     w.observe()
     cell.value = 1.0
     assert w.settle()
+
+
+def test_watch_takes_a_value_the_device_wraps_as_unchanged():
+    # Phoenix's Pigeon 2 writes its raw yaw back within [0, 360) in its own callback
+    cell = Cell()
+    w = Watch(cell.read, tolerance=1e-3, wrap=360.0)
+    cell.value = -0.0002
+    w.observe()
+    cell.value = 359.99981689453125  # what the Pigeon 2 wrote back (float32)
+    assert not w.settle()
+    w.observe()
+    cell.value = 10.0  # someone else's write
+    assert w.settle()

@@ -271,7 +271,8 @@ class Gyro:
         vendor = {"pigeon2": "rawYawInput", "navx": "Yaw"}.get(self.kind)
         self.watch: Watched = Guarded(self._ready, self._yaw if vendor is None else Watch(
             lambda: self._device.read(vendor) if self._device is not None else 0.0,
-            halmap.PHOENIX_YAW_STEP if self.kind == "pigeon2" else 0.0))
+            halmap.PHOENIX_YAW_STEP if self.kind == "pigeon2" else 0.0,
+            halmap.PHOENIX_YAW_WRAP if self.kind == "pigeon2" else 0.0))
 
     def _ready(self) -> bool:
         if self.kind in halmap.ADIS_PREFIXES and self.objects is not None:

@@ -95,7 +95,9 @@ class SparkMotor:
                                                    dev.read("Applied Output"))
             if not simulated:
                 self.unsupported_mode = mode
-        return spark_direction(self.objects, self.address) * applied
+        # REV's sim can report more than full output (1.745 seen on a team's climber in
+        # position mode); a controller cannot apply more than its bus voltage
+        return spark_direction(self.objects, self.address) * max(-1.0, min(1.0, applied))
 
     def _vendor_sim(self) -> Any:
         """REV's SparkSim on the program's object (made once it is found), or None."""

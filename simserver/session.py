@@ -23,7 +23,7 @@ from simserver.arena import Arena
 from simserver.config.model import Config
 from simserver.io import topics
 from simserver.io.halsim_ws import HalsimWsLink
-from simserver.io.nt import Endpoint, NtAdapter
+from simserver.io.nt import Endpoint, NtAdapter, photonvision_unavailable
 from simserver.io.robottopics import RobotValue, decode_pose
 from simserver.io.scripted import Script, load_script
 from simserver.io.stepwire import Attacher, Link, LinkError, LinkTimeout, Refused, attach
@@ -31,7 +31,7 @@ from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
 from simserver.report import Summary, Trace
 from simserver.scenario import ScenarioCheck
-from simserver.world import Snapshot, World
+from simserver.world import ModelBuildError, Snapshot, World
 
 log = logging.getLogger("simserver.session")
 
@@ -88,6 +88,9 @@ class Session:
     def __init__(self, cfg: Config, options: RunOptions):
         self.cfg = cfg
         self.options = options
+        unavailable = None if options.endpoint is None else photonvision_unavailable(cfg)
+        if unavailable is not None:
+            raise ModelBuildError(*unavailable)
         self.world = World(cfg)
         self.others = {name: World(other) for name, other in (cfg.others or {}).items()}
         self.arena = None if not self.others else Arena(

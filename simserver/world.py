@@ -112,7 +112,8 @@ def field_obstacles(field_cfg: FieldConfig) -> tuple[Obstacle, ...]:
 
 
 class ModelBuildError(Exception):
-    """A model type that could not build its model; ``path`` is the config key path."""
+    """A model type that could not build its model, or a camera whose publisher cannot be
+    made (simserver.io.nt.photonvision_unavailable); ``path`` is the config key path."""
 
     def __init__(self, path: str, message: str):
         self.path = path

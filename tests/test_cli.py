@@ -6,7 +6,6 @@ import signal
 import subprocess
 import sys
 import time
-import tomllib
 from pathlib import Path
 
 import pytest
@@ -14,7 +13,8 @@ from click.testing import CliRunner
 
 from simserver import docgen
 from simserver.cli import main
-from simserver.config.loader import loads
+from simserver.config.loader import default_config_text, loads, tomllib
+from simserver.io.nt import photonvision_unavailable
 from simserver.io.scripted import load_script
 from simserver.session import RunOptions, Session
 from tests.ntutil import REPO, SimserverProcess, free_port, wait_for
@@ -55,6 +55,25 @@ def test_run_refuses_a_bad_config_before_starting_anything(tmp_path):
     assert code == 2
     assert "motors.left.type: unknown motor type 'CIMM'; did you mean 'CIM'" in err
     assert "nothing was started" in err
+
+
+def test_run_without_photonlibpy_refuses_a_photonvision_camera_naming_the_key(tmp_path,
+                                                                           monkeypatch):
+    """Python 3.10 has no photonlibpy 2026 (it needs numpy 2.3): a camera that publishes
+    PhotonVision's topics stops the run before anything starts; a Limelight one does not."""
+    for name in [m for m in sys.modules if m.split(".")[0] == "photonlibpy"] + ["photonlibpy"]:
+        monkeypatch.setitem(sys.modules, name, None)  # import photonlibpy fails
+    monkeypatch.delitem(sys.modules, "simserver.io.photonvision", raising=False)
+    path = tmp_path / "camera.toml"
+    camera = default_config_text() + '\n[cameras.front]\nx = "0.3 m"\nprotocol = "PROTOCOL"\n'
+    path.write_text(camera.replace("PROTOCOL", "both"))
+    port = free_port()
+    code, _, err = run_cli("run", str(path), "--serve", str(port), "--duration", "1")
+    assert code == 2
+    assert f"{path}: cameras.front.protocol: 'both' publishes PhotonVision's topics" in err
+    assert "photonlibpy 2026 needs Python 3.11 or newer" in err
+    assert 'use protocol = "limelight"' in err and "nothing was started" in err
+    assert photonvision_unavailable(loads(camera.replace("PROTOCOL", "limelight"))) is None
 
 
 def test_run_refuses_a_missing_config_file(tmp_path):

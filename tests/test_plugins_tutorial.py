@@ -21,14 +21,13 @@ import shutil
 import signal
 import subprocess
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import ntcore
 import pytest
 
-from simserver.config.loader import default_config_text
+from simserver.config.loader import default_config_text, tomllib
 from tests.ntutil import FAST, client, free_port, wait_for
 
 REPO = Path(__file__).resolve().parents[1]

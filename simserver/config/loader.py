@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
-import tomllib
+import sys
 import types
 import typing
 from dataclasses import dataclass
@@ -26,6 +26,11 @@ from simserver.config.model import Config, MechanismSection
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.registry import registry
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: tomli, the package the standard library's tomllib came from
+    import tomli as tomllib
 
 DEFAULT_CONFIG_NAME = "kitbot.toml"
 _NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")

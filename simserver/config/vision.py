@@ -105,7 +105,8 @@ class CameraConfig:
         "photonvision", PROTOCOLS,
         "What it publishes: `photonvision` (`/photonvision/<name>/`, read by photonlibpy's "
         "PhotonCamera), `limelight` (table `limelight-<name>`, read by LimelightHelpers) or "
-        "`both`.")
+        "`both`. PhotonVision's topics are packed with photonlibpy, which needs Python 3.11 or "
+        "newer: on 3.10 only `limelight` runs.")
 
     def robot_to_camera(self) -> Transform3d:
         """The mount as a WPILib transform from the robot centre."""

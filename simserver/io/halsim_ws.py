@@ -27,6 +27,7 @@ be configured in ``ticks``. :func:`check_config` says so before anything starts.
 from __future__ import annotations
 
 import collections
+import inspect
 import json
 import logging
 import threading
@@ -68,6 +69,17 @@ def value_of(data: dict[str, Any], name: str, default: Any = None) -> Any:
         if prefix + name in data:
             return data[prefix + name]
     return default
+
+
+def connect(url: str, **options: Any) -> Any:
+    """websockets' synchronous ``connect(url, **options)``: the open ClientConnection, whose
+    iteration yields the messages. websockets 17.1 and newer want ``legacy=True`` for that
+    (or they warn); older releases, the only ones for Python 3.10, have no such flag."""
+    from websockets.sync.client import connect as ws_connect
+
+    if "legacy" in inspect.signature(ws_connect).parameters:
+        options["legacy"] = True
+    return ws_connect(url, **options)
 
 
 def check_config(cfg: Config) -> list[str]:
@@ -114,13 +126,12 @@ class HalsimWsLink:
 
     def _run(self) -> None:
         from websockets.exceptions import InvalidStatus, WebSocketException
-        from websockets.sync.client import connect
 
         warned = False
         while not self._stop.is_set():
             try:
                 conn = connect(self.url, open_timeout=2.0, compression=None, max_size=None,
-                               ping_interval=None, legacy=True)
+                               ping_interval=None)
             except InvalidStatus as exc:
                 if not warned:
                     log.warning("%s refused the connection (HTTP %s): halsim_ws allows one "

@@ -36,8 +36,13 @@ from typing import Protocol
 import ntcore
 from wpimath.geometry import Pose3d
 
-from simserver.io.photonvision import min_area_rect
-from simserver.models.camera import CameraSpec, Fiducial, Frame, megatag2_position
+from simserver.models.camera import (
+    CameraSpec,
+    Fiducial,
+    Frame,
+    megatag2_position,
+    min_area_rect,
+)
 
 # robot_orientation_set samples kept to find the yaw at a capture time (about 2 s at 50 Hz).
 ORIENTATION_HISTORY = 100

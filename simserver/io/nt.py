@@ -28,7 +28,7 @@ import tempfile
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ntcore
 from wpimath.geometry import Pose2d
@@ -40,12 +40,14 @@ from simserver.io import topics
 from simserver.io.field2d import Field2dPublisher
 from simserver.io.limelight import LimelightPublisher
 from simserver.io.mechanism2d import Mechanism2dPublisher
-from simserver.io.photonvision import PhotonVisionPublisher
 from simserver.io.robottopics import RobotTopicReader, RobotValue
 from simserver.io.validation import InputValidator
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
 from simserver.world import Snapshot
+
+if TYPE_CHECKING:
+    from simserver.io.photonvision import PhotonVisionPublisher
 
 log = logging.getLogger("simserver.nt")
 
@@ -55,6 +57,25 @@ CLOCK_SLACK = 0.05
 FAST = ntcore.PubSubOptions(periodic=0.001)
 INPUTS = ntcore.PubSubOptions(periodic=0.001, sendAll=True, pollStorage=64)
 HEARTBEAT = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
+
+
+def photonvision_unavailable(cfg: Config) -> tuple[str, str] | None:
+    """(key path, message) when a camera of ``cfg`` publishes PhotonVision's topics but
+    photonlibpy, whose serde packs the frames, cannot be imported: photonlibpy 2026 needs
+    numpy 2.3, which needs Python 3.11 or newer. None when nothing stands in the way."""
+    wanting = [name for name, cam in cfg.cameras.items()
+               if cam.protocol in ("photonvision", "both")]
+    if not wanting:
+        return None
+    try:
+        import simserver.io.photonvision  # noqa: F401
+    except ImportError as exc:
+        name = wanting[0]
+        return (f"cameras.{name}.protocol",
+                f"{cfg.cameras[name].protocol!r} publishes PhotonVision's topics with "
+                f"photonlibpy, which cannot be imported ({exc}); photonlibpy 2026 needs Python "
+                '3.11 or newer. On this Python use protocol = "limelight"')
+    return None
 
 
 @dataclass
@@ -240,6 +261,9 @@ class NtAdapter:
             spec = cam.spec(name)
             pubs: list[PhotonVisionPublisher | LimelightPublisher] = []
             if cam.protocol in ("photonvision", "both"):
+                # Imported here: photonlibpy is not installed on Python 3.10.
+                from simserver.io.photonvision import PhotonVisionPublisher
+
                 pubs.append(PhotonVisionPublisher(self.inst, spec, self.robot_time))
             if cam.protocol in ("limelight", "both"):
                 pubs.append(LimelightPublisher(self.inst, spec, tags, self.robot_time, size))

@@ -23,7 +23,10 @@ time offset ntcore itself applies when it sends it, so the robot sees exactly th
 capture time in robot time.
 
 Importing photonlibpy pulls in wpilib (no OpenCV); a ``PhotonCamera`` is never constructed
-here (it would start photonlibpy's time-sync server on UDP port 5810).
+here (it would start photonlibpy's time-sync server on UDP port 5810). photonlibpy 2026 needs
+numpy 2.3, so Python 3.11 or newer: on 3.10 it is not installed, this module cannot be imported
+and simserver.io.nt imports it only for a camera that publishes PhotonVision's topics (a run
+with one fails at the start: nt.photonvision_unavailable).
 """
 
 from __future__ import annotations
@@ -33,7 +36,6 @@ from collections.abc import Callable
 from typing import Protocol
 
 import ntcore
-import numpy as np
 from photonlibpy.generated.PhotonPipelineResultSerde import PhotonPipelineResultSerde
 from photonlibpy.targeting import (
     MultiTargetPNPResult,
@@ -45,7 +47,7 @@ from photonlibpy.targeting import (
 )
 from wpimath.geometry import Transform3d
 
-from simserver.models.camera import CameraSpec, Frame, TagObservation
+from simserver.models.camera import CameraSpec, Frame, TagObservation, min_area_rect
 
 MESSAGE_UUID = PhotonPipelineResultSerde.MESSAGE_VERSION
 TYPE_STRING = f"photonstruct:PhotonPipelineResult:{MESSAGE_UUID}"
@@ -61,27 +63,6 @@ class _Closable(Protocol):
 def camera_table(name: str) -> str:
     """The table PhotonCamera(``name``) reads."""
     return f"{ROOT}/{name}"
-
-
-def min_area_rect(corners: tuple[tuple[float, float], ...]) -> list[tuple[float, float]]:
-    """Corners of the smallest rectangle around ``corners`` (px): for a convex outline one of
-    its sides lies along an edge of the outline, so each edge direction is tried."""
-    pts = np.array(corners, dtype=float)
-    edges = np.roll(pts, -1, axis=0) - pts
-    lengths = np.hypot(edges[:, 0], edges[:, 1])
-    ok = lengths > 1e-12
-    if not ok.any():
-        return [(float(x), float(y)) for x, y in pts]
-    dirs = edges[ok] / lengths[ok, None]
-    normals = np.stack((-dirs[:, 1], dirs[:, 0]), axis=1)
-    along, across = pts @ dirs.T, pts @ normals.T  # (points, directions)
-    spans = (along.max(0) - along.min(0)) * (across.max(0) - across.min(0))
-    k = int(np.argmin(spans))
-    d, n = dirs[k], normals[k]
-    a0, a1 = along[:, k].min(), along[:, k].max()
-    b0, b1 = across[:, k].min(), across[:, k].max()
-    return [(float(a * d[0] + b * n[0]), float(a * d[1] + b * n[1]))
-            for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))]
 
 
 def pipeline_result(frame: Frame, capture_us: int, publish_us: int) -> PhotonPipelineResult:

@@ -934,3 +934,24 @@ def megatag2_position(frame: Frame, yaw: float, robot_to_camera: Transform3d,
     if not xs:
         return None
     return float(np.mean(xs)), float(np.mean(ys))
+
+
+def min_area_rect(corners: tuple[tuple[float, float], ...]) -> list[tuple[float, float]]:
+    """Corners of the smallest rectangle around ``corners`` (px): for a convex outline one of
+    its sides lies along an edge of the outline, so each edge direction is tried."""
+    pts = np.array(corners, dtype=float)
+    edges = np.roll(pts, -1, axis=0) - pts
+    lengths = np.hypot(edges[:, 0], edges[:, 1])
+    ok = lengths > 1e-12
+    if not ok.any():
+        return [(float(x), float(y)) for x, y in pts]
+    dirs = edges[ok] / lengths[ok, None]
+    normals = np.stack((-dirs[:, 1], dirs[:, 0]), axis=1)
+    along, across = pts @ dirs.T, pts @ normals.T  # (points, directions)
+    spans = (along.max(0) - along.min(0)) * (across.max(0) - across.min(0))
+    k = int(np.argmin(spans))
+    d, n = dirs[k], normals[k]
+    a0, a1 = along[:, k].min(), along[:, k].max()
+    b0, b1 = across[:, k].min(), across[:, k].max()
+    return [(float(a * d[0] + b * n[0]), float(a * d[1] + b * n[1]))
+            for a, b in ((a0, b0), (a1, b0), (a1, b1), (a0, b1))]

@@ -254,8 +254,9 @@ class KinematicMecanum:
         """Place the robot at rest at (x, y) m facing ``heading`` rad."""
         self.x, self.y, self.heading = float(x), float(y), float(heading)
         self.vx = self.vy = self.omega = 0.0
-        self.wheel_speed = np.zeros(4)
-        self.wheel_angle = np.zeros(4)
+        # np.ndarray, not the 1-D type numpy 2.2's stubs give np.zeros(4): reassigned in step
+        self.wheel_speed: np.ndarray = np.zeros(4)
+        self.wheel_angle: np.ndarray = np.zeros(4)
         self.slipping = np.zeros(4, dtype=bool)
 
     def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:

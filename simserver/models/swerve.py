@@ -420,10 +420,11 @@ class KinematicSwerve:
         n = self._n
         self.x, self.y, self.heading = float(x), float(y), float(heading)
         self.vx = self.vy = self.omega = 0.0
-        self.wheel_speed = np.zeros(n)
-        self.wheel_angle = np.zeros(n)
-        self.steer_rate = np.zeros(n)
-        self.steer_angle = np.zeros(n) if steer_angles is None else np.array(
+        # np.ndarray, not the 1-D type numpy 2.2's stubs give np.zeros(n): reassigned below
+        self.wheel_speed: np.ndarray = np.zeros(n)
+        self.wheel_angle: np.ndarray = np.zeros(n)
+        self.steer_rate: np.ndarray = np.zeros(n)
+        self.steer_angle: np.ndarray = np.zeros(n) if steer_angles is None else np.array(
             steer_angles, dtype=float)
         if self.steer_angle.shape != (n,):
             raise ValueError(f"expected {n} steer angles")

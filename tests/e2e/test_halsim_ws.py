@@ -156,10 +156,10 @@ def test_configs_halsim_ws_cannot_carry_are_refused_before_starting(tmp_path):
 
 
 def test_waits_politely_while_another_client_holds_the_server(ws_robot, tmp_path):
-    from websockets.sync.client import connect
+    from simserver.io.halsim_ws import connect
 
     _, cfg = ws_robot(KITBOT, replace=NO_GYRO)
-    holder = connect("ws://localhost:3300/wpilibws", legacy=True)  # one client allowed
+    holder = connect("ws://localhost:3300/wpilibws")  # one client allowed
     sim = subprocess.Popen([sys.executable, "-m", "simserver", "run", str(cfg), "--halsim-ws",
                             "3300", "--duration", "6"], cwd=REPO, stderr=subprocess.PIPE,
                            text=True)

@@ -14,8 +14,9 @@ import math
 import pytest
 
 from tests.e2e.robots import REPO, RobotProgram, config_with, simserver
+from tests.io.photon_process import needs_photonlibpy
 
-pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
+pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow, needs_photonlibpy]
 
 VISIONBOT = REPO / "tests" / "e2e" / "visionbot"
 X, Y, HEADING = 2.5, 4.0, math.radians(5.0)

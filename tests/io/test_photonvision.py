@@ -12,17 +12,16 @@ from __future__ import annotations
 
 import json
 import math
-import queue
-import socket
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
 
 import ntcore
 import numpy as np
 import pytest
+
+from tests.io.photon_process import MOUNT, NO_PHOTONLIBPY, RobotProcess
+
+pytest.importorskip("photonlibpy", reason=NO_PHOTONLIBPY)
+
 from photonlibpy.packet import Packet
 from photonlibpy.targeting import PhotonPipelineResult
 from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
@@ -31,16 +30,18 @@ from simserver.io.photonvision import (
     MESSAGE_UUID,
     TYPE_STRING,
     PhotonVisionPublisher,
-    min_area_rect,
     pipeline_result,
 )
-from simserver.models.camera import Camera, CameraSpec, Fiducial, season_fiducials
-from tests.ntutil import REPO, client, free_port, wait_for
+from simserver.models.camera import (
+    Camera,
+    CameraSpec,
+    Fiducial,
+    season_fiducials,
+)
+from tests.ntutil import client, free_port, wait_for
 
 pytestmark = pytest.mark.network
 
-ROBOT = Path(__file__).with_name("photon_robot.py")
-MOUNT = (0.3, 0.0, 0.5, 0.0, math.radians(-15), 0.0)  # x y z m, roll pitch yaw rad
 K = (600.0, 600.0, 479.5, 359.5)
 # Stated tolerances (see the test docstrings for why).
 TIMESTAMP_TOL = 1e-3  # s: result timestamp vs robot time of the capture
@@ -49,67 +50,9 @@ MULTITAG_HEADING_TOL = math.radians(3)
 SINGLE_POS_TOL = 0.25  # m: lowest-ambiguity single-tag estimate (ambiguity < 0.2)
 
 
-def free_udp_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    return port if port != 5810 else free_udp_port()
-
-
 def mount() -> Transform3d:
     x, y, z, roll, pitch, yaw = MOUNT
     return Transform3d(Translation3d(x, y, z), Rotation3d(roll, pitch, yaw))
-
-
-class RobotProcess:
-    """tests/io/photon_robot.py as a subprocess, its stdout lines in a queue."""
-
-    def __init__(self, port: int, seconds: float):
-        self.proc = subprocess.Popen(
-            [sys.executable, str(ROBOT), "--port", str(port), "--timesync-port",
-             str(free_udp_port()), "--seconds", str(seconds), "--mount",
-             *(str(v) for v in MOUNT)],
-            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.lines: queue.Queue[str] = queue.Queue()
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.put(line.rstrip("\n"))
-
-    def wait_line(self, prefix: str, timeout: float) -> str:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            try:
-                line = self.lines.get(timeout=0.1)
-            except queue.Empty:
-                if self.proc.poll() is not None:
-                    break
-                continue
-            if line.startswith(prefix):
-                return line
-        raise AssertionError(f"robot process: no {prefix!r} line; stderr:\n{self.stderr()}")
-
-    def finish(self, timeout: float) -> list[str]:
-        self.proc.wait(timeout)
-        self._reader.join(5)
-        out = []
-        while not self.lines.empty():
-            out.append(self.lines.get())
-        return out
-
-    def stderr(self) -> str:
-        if self.proc.poll() is None:
-            return "(still running)"
-        assert self.proc.stderr is not None
-        return self.proc.stderr.read()
-
-    def close(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
 
 
 def drive(t: float) -> tuple[float, float, float]:
@@ -233,20 +176,6 @@ def test_packed_result_unpacks_to_the_same_frame():
     est = back.multitagResult.estimatedPose
     assert (est.best.translation() - frame.multitag.field_to_camera.translation()).norm() \
         < 1e-12
-
-
-def test_min_area_rect_of_rectangles_and_a_rotated_square():
-    rect = ((10.0, 20.0), (50.0, 20.0), (50.0, 35.0), (10.0, 35.0))
-    assert np.allclose(sorted(min_area_rect(rect)), sorted(rect), atol=1e-9)
-    c, s = math.cos(0.3), math.sin(0.3)
-    square = tuple((100 + 10 * (c * x - s * y), 100 + 10 * (s * x + c * y))
-                   for x, y in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
-    assert np.allclose(sorted(min_area_rect(square)), sorted(square), atol=1e-9)
-    # A kite: its smallest enclosing rectangle is 2 × 3 (area 6), not the 3.5-wide box.
-    kite = ((0.0, 0.0), (1.0, 1.0), (0.0, 3.0), (-1.0, 1.0))
-    pts = np.array(min_area_rect(kite))
-    sides = sorted(np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1))
-    assert sides[0] * sides[2] <= 6.0 + 1e-9
 
 
 def test_scalar_topics_heartbeat_and_properties_over_nt():

@@ -15,7 +15,7 @@ import ntcore
 import pytest
 
 from simserver.config.loader import default_config_text
-from tests.io.test_photonvision import MOUNT, RobotProcess
+from tests.io.photon_process import MOUNT, RobotProcess, needs_photonlibpy
 from tests.ntutil import FAST, SimserverProcess, client, free_port, wait_for
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
@@ -54,6 +54,7 @@ protocol = "{protocol}"
     return str(cfg), str(inputs)
 
 
+@needs_photonlibpy
 def test_photonlibpy_robot_reads_the_configured_camera(tmp_path):
     """Every frame arrives once and in order; every result sees tags; the multi-tag estimate
     from PhotonPoseEstimator is within 0.15 m and 3° of where the robot stands."""

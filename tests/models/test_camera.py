@@ -25,9 +25,11 @@ from simserver.models.camera import (
     Fiducial,
     VisionSystem,
     megatag2_position,
+    min_area_rect,
     season_fiducials,
 )
 from simserver.models.obstacles import Obstacle
+from tests.io.photon_process import NO_PHOTONLIBPY
 
 K = (600.0, 600.0, 479.5, 359.5)  # fx, fy, cx, cy (px) of a 960×720 camera
 W, H = 960, 720
@@ -142,6 +144,7 @@ def test_visible_tags_match_photonlibpy_camera_sim(monkeypatch):
     tag's normal), where PhotonCameraSim's facing test (hypot of two angles) is approximate.
     Areas agree to 0.1 % (PhotonVision's convex-hull area), best poses to 1 mm."""
     pytest.importorskip("cv2")
+    pytest.importorskip("photonlibpy", reason=NO_PHOTONLIBPY)
     from photonlibpy.timesync import timeSyncServer
 
     monkeypatch.setattr(timeSyncServer.inst, "start", lambda: None)  # no UDP 5810
@@ -639,3 +642,17 @@ def test_megatag2_position_is_exact_with_the_true_yaw_and_rotates_with_a_wrong_o
                          py + vx * math.sin(off) + vy * math.cos(off)))
     assert xy_off == pytest.approx(tuple(np.mean(expected, axis=0)), abs=1e-9)
     assert megatag2_position(frame, math.nan, mount, positions) is None
+
+
+def test_min_area_rect_of_rectangles_and_a_rotated_square():
+    rect = ((10.0, 20.0), (50.0, 20.0), (50.0, 35.0), (10.0, 35.0))
+    assert np.allclose(sorted(min_area_rect(rect)), sorted(rect), atol=1e-9)
+    c, s = math.cos(0.3), math.sin(0.3)
+    square = tuple((100 + 10 * (c * x - s * y), 100 + 10 * (s * x + c * y))
+                   for x, y in ((-1, -1), (1, -1), (1, 1), (-1, 1)))
+    assert np.allclose(sorted(min_area_rect(square)), sorted(square), atol=1e-9)
+    # A kite: its smallest enclosing rectangle is 2 × 3 (area 6), not the 3.5-wide box.
+    kite = ((0.0, 0.0), (1.0, 1.0), (0.0, 3.0), (-1.0, 1.0))
+    pts = np.array(min_area_rect(kite))
+    sides = sorted(np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1))
+    assert sides[0] * sides[2] <= 6.0 + 1e-9

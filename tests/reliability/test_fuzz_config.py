@@ -17,7 +17,6 @@ import datetime
 import math
 import os
 import string
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simserver.config.loader import ConfigError, default_config_text, loads
+from simserver.config.loader import ConfigError, default_config_text, loads, tomllib
 from simserver.world import ModelBuildError, World
 from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 

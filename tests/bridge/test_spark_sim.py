@@ -29,6 +29,7 @@ from wpilib.simulation import (
 )
 from wpimath.system.plant import DCMotor, LinearSystemId
 
+from simserver import halmap
 from simserver.bridge.core import Bridge
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.loader import loads
@@ -324,3 +325,19 @@ def test_alternate_encoder_counts_with_its_own_inversion_not_the_motors(sim_time
     bridge.apply({topics.encoder_position("shooter"): 4.0})
     assert spark.getAlternateEncoder().getPosition() == pytest.approx(2.0)
     assert bridge.missing() == []
+
+
+@pytest.mark.parametrize(("position_factor", "velocity_factor"), [
+    (1.0, 1.0), (0.5, 2.0), (0.0479, 0.0479 / 60.0), (math.tau, 1.0)])
+def test_one_step_back_lands_revs_advance_on_the_position(sim_time, position_factor,
+                                                          velocity_factor):
+    spark = rev.SparkMax(next(IDS), rev.SparkLowLevel.MotorType.kBrushless)
+    configure(spark, lambda c: c.encoder.positionConversionFactor(position_factor)
+              .velocityConversionFactor(velocity_factor))
+    motor = DCMotor.NEO(1)
+    sim = rev.SparkMaxSim(spark, motor)
+    position, velocity = 3.25, 1234.0  # the sensor's units, and its units "per minute"
+    sim.setPosition(halmap.spark_step_back(position, velocity, position_factor,
+                                           velocity_factor, DT))
+    sim.iterate(velocity, VBUS, DT)
+    assert sim.getPosition() == pytest.approx(position, rel=1e-6)

@@ -140,14 +140,15 @@ def test_rev_maxswerve_spark_loops_follow_the_path(tmp_path, lockstep):
     absolute encoder, inverted, with per-module offsets), an ADIS16470 for heading. REV's
     SparkSim runs those loops in the bridge. The scenario holds the end of the 3 m path to
     0.1 m and 3 deg and the robot's odometry to 5 cm and 2 deg at every tick; measured: 1.1 cm
-    and under 0.1 deg, so the odometry is held here to 2 cm and 0.5 deg. (The odometry the
-    watcher saw last is not used: in --fast lock-step it can be one from before the robot
+    in lock-step, 1.1-2.2 cm in real time (a late answer now and then), under 0.1 deg, so the
+    odometry is held here to 2 cm (lock-step) or 4 cm (real time) and 0.5 deg. (The odometry
+    the watcher saw last is not used: in --fast lock-step it can be one from before the robot
     settled.)"""
     result, _, _ = run_example(REV_MAXSWERVE, tmp_path, fast=lockstep, lockstep=lockstep)
     assert result["passed"] is True
     odometry = {c["name"]: c for c in result["checks"]}["odometry"]
     assert odometry["passed"] is True and odometry["values"]["compared"] >= 240, odometry
-    assert odometry["values"]["max_position_error"] < 0.02, odometry
+    assert odometry["values"]["max_position_error"] < (0.02 if lockstep else 0.04), odometry
     assert odometry["values"]["max_heading_error"] < 0.5, odometry
     log = (tmp_path / "robot.log").read_text()
     assert "closed loop reads" not in log and "out of the bridge's reach" not in log, log

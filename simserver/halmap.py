@@ -246,6 +246,29 @@ class Watch:
         return change > self.tolerance
 
 
+class TurnCounter:
+    """A multi-turn position from a reading that wraps every ``period``, as a CANcoder or a
+    Talon FX rotor keeps one: it starts at the first reading and then follows the shaft across
+    the wrap. Each reading must be less than half a period from the last (a steer azimuth
+    turns about 0.1 rotation in a 20 ms robot loop).
+
+    simserver's absolute encoders read within one turn; CTRE's devices count turns, and their
+    swerve odometry subtracts the steer's whole rotations times the coupling ratio from the
+    drive's, so a wrapped position written to them moves the robot 4 cm per wrap."""
+
+    def __init__(self, period: float):
+        self.period = period
+        self._position: float | None = None
+
+    def __call__(self, reading: float) -> float:
+        if self._position is None or not self.period:
+            self._position = reading
+        else:
+            step = reading - self._position
+            self._position += step - self.period * round(step / self.period)
+        return self._position
+
+
 class Rezero:
     """Writes a sensor value the robot program may reset or set, keeping its offset.
 

@@ -9,6 +9,7 @@ Driver Station. Runs on the robot thread (real time) or while the robot thread i
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,7 +81,7 @@ def encoder_sink(address: HalAddress, enc: EncoderConfig,
         return SimDeviceEncoder(address.device, address.value)
     if address.kind in ("sparkmax", "sparkflex"):
         return SparkEncoder(address, enc.unit, enc.ticks_per_revolution, objects)
-    return CanEncoder(address, enc.unit, enc.ticks_per_revolution)
+    return CanEncoder(address, enc.unit, enc.ticks_per_revolution, enc.wrap / math.tau)
 
 
 class Bridge:

@@ -197,18 +197,21 @@ class QuadratureEncoder:
 class CanEncoder:
     """A Phoenix 6 CAN encoder that reads shaft rotations: a Talon FX rotor sensor or a
     CANcoder. The position written is the device's raw one: Phoenix applies the program's
-    direction settings and offsets itself."""
+    direction settings and offsets itself. ``turn`` (rotations) is the range an absolute
+    encoder's reading wraps in, 0 for none: the device counts turns across it."""
 
-    def __init__(self, address: HalAddress, unit: str, ticks_per_revolution: int):
+    def __init__(self, address: HalAddress, unit: str, ticks_per_revolution: int,
+                 turn: float = 0.0):
         ch = address.channel if address.channel is not None else 0
         self.device = LazyDevice(halmap.talonfx_rotor(ch) if address.kind == "talonfx"
                                  else halmap.cancoder(ch))
         self.per_unit = halmap.rotations_per_unit(unit, ticks_per_revolution)
+        self.turns = halmap.TurnCounter(turn)
         self.watch: Watched = Guarded(lambda: self.device.get() is not None, Watch(
             lambda: self.device.read("rawPositionInput"), halmap.PHOENIX_POSITION_STEP))
 
     def write(self, position: float, velocity: float) -> None:
-        self.device.write("rawPositionInput", position * self.per_unit)
+        self.device.write("rawPositionInput", self.turns(position * self.per_unit))
         self.device.write("velocity", velocity * self.per_unit)
 
 

@@ -351,7 +351,9 @@ class EncoderConfig:
     absolute: bool = boolean(
         False, "An absolute encoder (CANcoder, duty-cycle, potentiometer) on a rotating shaft "
         "(an arm, a flywheel, or in an angle unit an elevator's drum): reads the shaft angle "
-        "within `full_range`, `offset` added, instead of counting from 0 at reset.")
+        "within `full_range`, `offset` added, instead of counting from 0 at reset. A "
+        "CANcoder (`cancoder:N`) gets the reading as the multi-turn position the device "
+        "keeps: it starts there and counts turns.")
     offset: float = quantity("0 deg", "angle", "Added to an absolute encoder's reading.")
     full_range: float = quantity(
         "360 deg", "angle", "Shaft angle an absolute encoder reads before it wraps, and over "
@@ -365,6 +367,12 @@ class EncoderConfig:
         "`sparkmax:N/alternate`, `sparkflex:N/external` (a quadrature encoder on the data "
         "port), `analog:N` (a potentiometer or analog absolute encoder, 0..5 V over "
         "`full_range`; needs `absolute = true`) or `simdevice:DEVICE/VALUE`.")
+
+    @property
+    def wrap(self) -> float:
+        """Shaft angle (rad) the reading wraps at: ``full_range`` for an absolute encoder, 0
+        for one that counts on."""
+        return self.full_range if self.absolute else 0.0
 
     @property
     def integrated(self) -> bool:

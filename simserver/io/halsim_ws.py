@@ -30,6 +30,7 @@ import collections
 import inspect
 import json
 import logging
+import math
 import threading
 import time
 from collections.abc import Iterator
@@ -114,6 +115,7 @@ class HalsimWsLink:
         self._opening: Any = None  # the latest connection, spoken or not
         self._stop = threading.Event()
         self._rezero: dict[str, halmap.Rezero] = {}
+        self._turns: dict[str, halmap.TurnCounter] = {}  # CAN encoders' multi-turn positions
         self._valves = {name: halmap.Valve(s.initial, bool(s.reverse_hal))
                         for name, s in cfg.solenoids.items()}
         self._reported = False
@@ -178,6 +180,7 @@ class HalsimWsLink:
             self._written.clear()
             self._sent.clear()
             self._rezero.clear()  # a new program: its sensors start from its own zero
+            self._turns.clear()
             for valve in self._valves.values():
                 valve.reset()
             self._conn = conn
@@ -401,7 +404,8 @@ class HalsimWsLink:
         per_unit = halmap.rotations_per_unit(unit, tpr)
         if a.kind in ("talonfx", "cancoder"):
             name = halmap.talonfx_rotor(ch) if a.kind == "talonfx" else halmap.cancoder(ch)
-            put(ws_device(name), {">rawPositionInput": pos * per_unit,
+            turns = self._turns.setdefault(str(a), halmap.TurnCounter(enc.wrap / math.tau))
+            put(ws_device(name), {">rawPositionInput": turns(pos * per_unit),
                                   ">velocity": vel * per_unit})
         elif a.kind in ("sparkmax", "sparkflex"):
             key = ws_device(halmap.spark_encoder(a.kind, ch, a.port))

@@ -551,6 +551,21 @@ def test_cancoder_in_ticks_gets_rotations(hw):
     assert velocity.get() == 0.25
 
 
+def test_cancoder_absolute_reading_is_written_as_turns_it_counts(hw):
+    """simserver's absolute reading wraps within a turn; a CANcoder counts turns (CTRE's swerve
+    odometry moved 4 cm each time a wrapped steer angle jumped a turn)."""
+    bridge = make_bridge(LIFT_MOTOR + encoder_table("e", "cancoder:14", unit="rotations",
+                                                    motor="lift", absolute="true"))
+    cancoder = hw(hal.SimDevice("CANEncoder:CANcoder (v6)[14]"))
+    position = cancoder.createDouble("rawPositionInput", IN, 0.0)
+    cancoder.createDouble("velocity", IN, 0.0)
+    written = []
+    for reading in (0.90, 0.97, 0.04, 0.11, 0.02, 0.93, 0.85):
+        bridge.apply(enc("e", reading, 0.0))
+        written.append(position.get())
+    assert written == pytest.approx([0.90, 0.97, 1.04, 1.11, 1.02, 0.93, 0.85])
+
+
 def test_spark_relative_encoder_gets_converted_position_and_rpm(hw):
     bridge = make_bridge(encoder_table("e", "sparkmax:15", unit="rotations"))
     encoder = hw(hal.SimDevice("SPARK MAX [15] RELATIVE ENCODER"))

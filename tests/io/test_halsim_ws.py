@@ -443,6 +443,20 @@ def test_encoder_counts_and_periods_by_channel_as_deltas(robots, links):
     assert data_of(got, "Encoder", "0") == {">count": -4, ">period": pytest.approx(-0.125)}
 
 
+def test_cancoder_absolute_reading_is_written_as_turns_it_counts(robots, links):
+    config = DRIVE + ('[encoders.azimuth]\nmotor = "lift"\nunit = "deg"\nabsolute = true\n'
+                      'hal = "cancoder:9"\n')
+    cancoder = msg("CANEncoder", "CANcoder (v6)[9]", {">rawPositionInput": 0.0,
+                                                      ">velocity": 0.0})
+    robot, link, _polls = connect(robots, links, config, [DS_DISABLED, *PWM_INIT, cancoder])
+    written = []
+    for reading in (350.0, 10.0, 20.0, 355.0):
+        got = sync_send(robot, link, {topics.encoder_position("azimuth"): reading,
+                                      topics.encoder_velocity("azimuth"): 0.0})
+        written.append(data_of(got, "CANEncoder", "CANcoder (v6)[9]")[">rawPositionInput"])
+    assert written == pytest.approx([350 / 360, 370 / 360, 380 / 360, 355 / 360])
+
+
 def test_analog_potentiometer_gets_five_volts_over_one_turn(robots, links):
     config = DRIVE + ARM + SHOULDER_NEO + """
 [encoders.pot]

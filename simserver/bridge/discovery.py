@@ -12,8 +12,12 @@ then writes one JSON document and ends the process with status 0:
 - ``encoders``, ``solenoids``, ``inputs``, ``mechanism_sims``, ``can``: the program's
   encoder, solenoid, digital input, WPILib mechanism-simulation and vendor (Phoenix 6, REV,
   navX) objects, by path; Talon FX, SPARK and CANcoder objects with ``inverted`` as their
-  configuration reads back, and a CAN motor controller that follows another with which
-  (``follows``: the leader's CAN id, ``opposed``);
+  configuration reads back, a CANcoder with its ``magnet_offset`` (rotations), and a CAN
+  motor controller that follows another with which (``follows``: the leader's CAN id,
+  ``opposed``);
+- ``ctre_modules``: CTRE swerve module constants the program holds (Tuner X's
+  ``TunerConstants.front_left`` ...): device ids, gear and coupling ratios, wheel radius (m),
+  location (m);
 - ``analogs``: the program's ``AnalogPotentiometer``, ``AnalogEncoder`` and ``AnalogInput``
   objects, by path, with their channel and, where the class scales the voltage, what it reads
   at 0 V and over the full 0..5 V (found by setting each channel's voltage);
@@ -126,6 +130,7 @@ def discover() -> dict[str, Any]:
         "analogs": _analogs(found),
         "drives": _drives(found),
         "kinematics": _kinematics(found),
+        "ctre_modules": _ctre_modules(),
         "translations": [{"path": p, "x": o.x, "y": o.y} for p, o in found
                          if type(o).__name__ == "Translation2d"],
     }
@@ -264,6 +269,46 @@ def _can(path: str, obj: Any) -> dict[str, Any]:
     sensor = _spark_sensor(obj)
     if sensor is not None:
         out["sensor"], out["sensor_inverted"] = sensor
+    offset = _magnet_offset(obj)
+    if offset is not None:
+        out["magnet_offset"] = offset
+    return out
+
+
+def _magnet_offset(obj: Any) -> float | None:
+    """A CANcoder's ``MagnetSensor.MagnetOffset`` (rotations) as its configuration reads back;
+    None for other devices or when it cannot be read."""
+    if type(obj).__name__ != "CANcoder":
+        return None
+    try:
+        from phoenix6 import configs
+
+        sensor = configs.MagnetSensorConfigs()
+        obj.configurator.refresh(sensor)
+        return float(sensor.magnet_offset)
+    except Exception:  # a vendor version without these calls: not known
+        return None
+
+
+CTRE_MODULE_FIELDS = {  # listing key: phoenix6.swerve.SwerveModuleConstants attribute
+    "drive_id": "drive_motor_id", "steer_id": "steer_motor_id", "encoder_id": "encoder_id",
+    "drive_gearing": "drive_motor_gear_ratio", "steer_gearing": "steer_motor_gear_ratio",
+    "coupling_ratio": "coupling_gear_ratio", "wheel_radius": "wheel_radius",
+    "x": "location_x", "y": "location_y"}
+
+
+def _ctre_modules() -> list[dict[str, Any]]:
+    """Every CTRE ``SwerveModuleConstants`` alive in the program (a SwerveDrivetrain keeps
+    none in Python: they are Tuner X's class attributes), as numbers."""
+    out = []
+    for obj in _gc_objects():
+        if type(obj).__name__ == "SwerveModuleConstants" and \
+                type(obj).__module__.startswith("phoenix6"):
+            try:
+                out.append({key: float(getattr(obj, attr))
+                            for key, attr in CTRE_MODULE_FIELDS.items()})
+            except (AttributeError, TypeError, ValueError):  # another Phoenix version
+                continue
     return out
 
 

@@ -285,8 +285,28 @@ def _swerve(draft: Draft, motors: list[Motor], kin: dict[str, Any],
     for kind in ("drive", "steer"):
         _same_type([ms[kind] for ms in modules.values()])
     draft.drivetrain = {"type": "swerve", "why": f"the program's {kin['class']} {kin['path']}",
-                        "modules": placed}
+                        "modules": placed,
+                        "ctre": _ctre_values(listing, list(modules.values()))}
     return True
+
+
+CTRE_VALUES = ("drive_gearing", "steer_gearing", "coupling_ratio", "wheel_radius")
+
+
+def _ctre_values(listing: dict[str, Any],
+                 modules: list[dict[str, Motor]]) -> dict[str, float] | None:
+    """The drivetrain values of the program's CTRE swerve module constants (Tuner X's), when
+    each module's drive and steer Talon FX have constants and all modules agree; else None."""
+    by_ids = {(f"talonfx:{c['drive_id']:.0f}", f"talonfx:{c['steer_id']:.0f}"): c
+              for c in listing.get("ctre_modules", [])}
+    found = [c for ms in modules
+             if (c := by_ids.get((ms["drive"].hal[0], ms["steer"].hal[0]))) is not None]
+    if not found or len(found) != len(modules):
+        return None
+    values = {key: found[0][key] for key in CTRE_VALUES}
+    if any(c[key] != values[key] for c in found for key in CTRE_VALUES):
+        return None
+    return values
 
 
 def _quadrant(xy: list[float]) -> str:
@@ -337,14 +357,22 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
         detail = dev.get("detail", {})
         obj = objects.get(tuple(detail.get("channels", ())) or address, {})
         path = obj.get("path", "")
-        best = _closest(path, motors)
+        best = _steer_of(address, path, listing, motors) or _closest(path, motors)
         entry: dict[str, Any] = {"address": address, "label": dev["label"], "path": path,
                                  "motor": best.name if best else None}
         dpp = detail.get("distance_per_pulse", 0.0)
         if address.startswith("cancoder:"):
-            turns = best is not None and (best.role == "steer" or kinds.get(
+            steer = best is not None and best.role == "steer"
+            turns = steer or (best is not None and kinds.get(
                 mech_of.get(best.name, ""), "").rstrip("?") == "arm")
             entry.update(unit="rotations", absolute=turns)
+            if turns and "magnet_offset" in obj:
+                # Phoenix reads direction x raw + MagnetOffset: this offset makes it read
+                # simserver's angle (a module's 0 = forward, an arm's 0 = horizontal)
+                sign = -1.0 if obj.get("inverted") else 1.0
+                entry["offset"] = -sign * obj["magnet_offset"]
+                entry["magnet_offset"] = obj["magnet_offset"]
+                entry["offset_sure"] = steer
         elif best is None:
             pass
         elif best.role == "drive":
@@ -358,6 +386,8 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
             entry["ticks_per_revolution"] = _angle_unit(dpp)[1]
         entry["inverted"] = bool(detail.get("reverse") or obj.get("inverted"))
         base = _name_of(path, "") or (best.name if best else address.replace(":", ""))
+        if best is not None and best.role == "steer" and not meaningful(base) & CORNER_WORDS:
+            base = f"{best.name.removesuffix('_steer')}_azimuth"  # a module in a list
         entry["name"] = _unique(base, taken)
         draft.encoders.append(entry)
     spark_sensors = {f"{c['class'].lower()}:{c['id']}": c for c in listing.get("can", [])
@@ -379,6 +409,23 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
                 "unit": "rotations", "absolute": port == "absolute",
                 "inverted": bool(spark["sensor_inverted"]),
                 "name": _unique(f"{m.name}_{port}", taken)})
+
+
+def _steer_of(address: str, path: str, listing: dict[str, Any],
+              motors: list[Motor]) -> Motor | None:
+    """The steer motor a swerve module's CANcoder measures: the one its CTRE module constants
+    name, else the only steer motor held by the object that holds the CANcoder."""
+    if not address.startswith("cancoder:"):
+        return None
+    steers = [m for m in motors if m.role == "steer"]
+    can_id = float(address.partition(":")[2])
+    for c in listing.get("ctre_modules", []):
+        if c["encoder_id"] == can_id:
+            hal = f"talonfx:{c['steer_id']:.0f}"
+            return next((m for m in steers if m.hal[0] == hal), None)
+    parent = path.rpartition(".")[0]
+    held = [m for m in steers if parent and m.path.rpartition(".")[0] == parent]
+    return held[0] if len(held) == 1 else None
 
 
 def _closest(path: str, motors: list[Motor]) -> Motor | None:

@@ -76,14 +76,26 @@ def _drivetrain(draft: Draft) -> list[str]:
         out += [f'wheel_diameter = "6 in"     {CONFIRM}',
                 f"gearing = 10.71             {CONFIRM} reduction from motor to wheel"]
     else:
-        out += [f'wheel_diameter = "4 in"     {CONFIRM}',
-                f"drive_gearing = 6.75        {CONFIRM} reduction from drive motor to wheel",
-                f"steer_gearing = 21.43       {CONFIRM} reduction from steer motor to module"]
+        out += _swerve_values(dt.get("ctre"))
         for name, (x, y), drive, steer in dt["modules"]:
             out += ["", f"[drivetrain.modules.{name}]     # position from the program's "
                     "kinematics", f'x = "{x:.4g} m"', f'y = "{y:.4g} m"',
                     f"drive = {_q(drive)}", f"steer = {_q(steer)}"]
     return [*out, ""]
+
+
+def _swerve_values(ctre: dict[str, float] | None) -> list[str]:
+    """Wheel size and gearing: the program's CTRE module constants', else typical ones."""
+    if ctre is None:
+        return [f'wheel_diameter = "4 in"     {CONFIRM}',
+                f"drive_gearing = 6.75        {CONFIRM} reduction from drive motor to wheel",
+                f"steer_gearing = 21.43       {CONFIRM} reduction from steer motor to module"]
+    why = "# from the program's CTRE swerve module constants"
+    return [f'wheel_diameter = "{2 * ctre["wheel_radius"]:.6g} m"    {why} (2 x wheel_radius)',
+            f"drive_gearing = {ctre['drive_gearing']!r}    {why}",
+            f"steer_gearing = {ctre['steer_gearing']!r}    {why}",
+            f"coupling_ratio = {ctre['coupling_ratio']!r}    {why}: CTRE's odometry "
+            "subtracts it"]
 
 
 def _mechanisms(draft: Draft) -> list[str]:
@@ -123,6 +135,12 @@ def _encoders(draft: Draft) -> list[str]:
             out.append('mount = "motor"            # it turns with the motor')
         if e.get("absolute"):
             out.append("absolute = true")
+        if "magnet_offset" in e:
+            note = (f"# from the CANcoder's MagnetOffset ({e['magnet_offset']:.6g}): the "
+                    "program reads 0 with the module forward" if e["offset_sure"] else
+                    f"{CONFIRM} from the CANcoder's MagnetOffset ({e['magnet_offset']:.6g}): "
+                    "the program then reads 0 with the arm horizontal")
+            out.append(f'offset = "{e["offset"] + 0.0:.6g} rotations"    {note}')
         if "full_range" in e:
             out += _analog_range(e)
         if e["inverted"]:

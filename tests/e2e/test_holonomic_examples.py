@@ -16,7 +16,9 @@ from pathlib import Path
 import ntcore
 import pytest
 
+from simserver.config.loader import load, loads
 from tests.e2e.robots import REPO, RobotProgram, config_with, robot_nt, simserver, trace_rows
+from tests.initcmd.test_init import confirm, init
 
 pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
 
@@ -48,12 +50,12 @@ class FieldPoseWatcher:
         return self.last
 
 
-def run_example(project: Path, tmp_path: Path, fast: bool,
-                lockstep: bool = True) -> tuple[dict, list[float], list[float]]:
-    """Run the example's autonomous scenario (``lockstep``, else in real time); (JSON result,
-    last trace row, the robot's odometry [x, y, deg] read while the robot program waits at
-    the end of its path)."""
-    cfg, _ = config_with(tmp_path, project / "simserver.toml",
+def run_example(project: Path, tmp_path: Path, fast: bool, lockstep: bool = True,
+                config: Path | None = None) -> tuple[dict, list[float], list[float]]:
+    """Run the example's autonomous scenario (``lockstep``, else in real time) with its
+    simserver.toml or ``config``; (JSON result, last trace row, the robot's odometry [x, y,
+    deg] read while the robot program waits at the end of its path)."""
+    cfg, _ = config_with(tmp_path, config or project / "simserver.toml",
                          "lockstep = true" if lockstep else "")
     robot = RobotProgram(project, cfg, tmp_path)
     inst = robot_nt()
@@ -129,6 +131,44 @@ def test_ctre_generated_swerve_odometry_follows_the_truth(tmp_path, lockstep):
     log = (tmp_path / "robot.log").read_text()
     assert "update_sim_state is turned off" in log, log
     assert "also writes" not in log, log  # no other writer of the wired devices
+
+
+def test_ctre_generated_swerve_after_init_follows_its_path(tmp_path):
+    """`simserver init` on the Tuner X shaped project reads what its simserver.toml copies by
+    hand from the program itself (wheel size, gear and coupling ratios from the CTRE module
+    constants, each CANcoder's steer motor and offset from its MagnetOffset, inversions from
+    the devices' configurations): with only the robot's mass confirmed and its start pose
+    added, the autonomous follows its path with CTRE's odometry within 5 cm of the truth."""
+    draft_path = tmp_path / "draft" / "simserver.toml"
+    code, output = init(CTRE_SWERVE, draft_path)
+    assert code == 0, output
+    draft = draft_path.read_text()
+    confirms = [line for line in draft.splitlines() if "# CONFIRM:" in line and line[0] != "#"]
+    assert len(confirms) == 9, confirms  # the mass, the eight motors' type (Kraken X60)
+    assert all(line.startswith(("mass", 'type = "Kraken X60"')) for line in confirms), confirms
+    ours, theirs = loads(draft), load(CTRE_SWERVE / "simserver.toml")
+    for key in ("wheel_diameter", "drive_gearing", "steer_gearing", "coupling_ratio"):
+        assert getattr(ours.drivetrain, key) == pytest.approx(getattr(theirs.drivetrain, key),
+                                                              rel=1e-9), key
+    where = {m.steer: (m.x, m.y) for m in ours.drivetrain.modules.values()}
+    assert where.keys() == {m.steer.replace("back", "rear")
+                            for m in theirs.drivetrain.modules.values()}
+    for m in theirs.drivetrain.modules.values():
+        assert where[m.steer.replace("back", "rear")] == pytest.approx((m.x, m.y), abs=1e-4)
+    assert {str(m.hal[0]): m.inverted for m in ours.motors.values()} == \
+        {str(m.hal[0]): m.inverted for m in theirs.motors.values()}
+    azimuths = {str(e.hal[0]): (e.motor.replace("rear", "back"), e.absolute, e.offset,
+                                e.inverted)
+                for e in ours.encoders.values() if e.hal[0].kind == "cancoder"}
+    assert azimuths == {str(e.hal[0]): (e.motor, e.absolute, pytest.approx(e.offset), e.inverted)
+                        for e in theirs.encoders.values() if e.hal[0].kind == "cancoder"}
+    draft = confirm(draft, "mass", '"115 lb"\nstart = { x = "2 m", y = "2 m" }', "robot")
+    draft_path.write_text(draft + "\n[bridge]\n")
+    result, last, odometry = run_example(CTRE_SWERVE, tmp_path, fast=False, config=draft_path)
+    assert result["passed"] is True
+    _, x, y, heading = last[:4]
+    assert math.hypot(odometry[0] - x, odometry[1] - y) < 0.05, (odometry, last)
+    assert abs(odometry[2] - math.degrees(heading)) < 2.0, (odometry, last)
 
 
 REV_MAXSWERVE = REPO / "examples" / "rev_maxswerve"

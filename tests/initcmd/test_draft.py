@@ -222,3 +222,68 @@ def test_swerve_modules_held_in_a_list_are_named_by_where_the_kinematics_puts_th
     cfg = loads(render(draft, "bot"))
     assert cfg.drivetrain_type == "swerve"
     assert str(cfg.motors["rear_right_steer"].hal[0]) == "sparkmax:16"
+
+
+def swerve_listing(ctre_modules: list[dict]) -> dict:
+    """Four Phoenix 6 modules held in a list (modules[i].drive / .steer / .encoder), as CTRE's
+    SwerveDrivetrain holds them; CANcoder 21 is inverted in its configuration."""
+    corners = ((0.3, 0.3), (0.3, -0.3), (-0.3, 0.3), (-0.3, -0.3))
+    parts = ("drive", "steer")
+    return {
+        "devices": [can_motor("talonfx", n, f"CANMotor:Talon FX (v6)[{n}]")
+                    for i in range(4) for n in (1 + i, 5 + i)]
+        + [{"role": "encoder", "address": f"cancoder:{20 + i}", "label": f"CANcoder {20 + i}",
+            "aliases": [], "detail": {}} for i in range(4)],
+        "can": [{"path": f"robot.dt.modules[{i}].{part}", "class": "TalonFX", "id": n}
+                for i in range(4) for part, n in zip(parts, (1 + i, 5 + i), strict=True)]
+        + [{"path": f"robot.dt.modules[{i}].encoder", "class": "CANcoder", "id": 20 + i,
+            "inverted": i == 1, "magnet_offset": (0.1, 0.2, -0.3, 0.0)[i]} for i in range(4)],
+        "kinematics": [{"path": "robot.dt.kinematics", "class": "SwerveDrive4Kinematics",
+                        "modules": [list(xy) for xy in corners]}],
+        "ctre_modules": ctre_modules}
+
+
+def ctre_module(i: int, **values: float) -> dict:
+    return {"drive_id": 1 + i, "steer_id": 5 + i, "encoder_id": 20 + i, "drive_gearing": 6.12,
+            "steer_gearing": 150 / 7, "coupling_ratio": 3.5, "wheel_radius": 0.0508,
+            "x": 0.3, "y": 0.3, **values}
+
+
+def test_ctre_module_constants_give_the_gearing_and_each_cancoder_its_steer_and_offset():
+    draft = build(swerve_listing([ctre_module(i) for i in range(4)]))
+    text = render(draft, "bot")
+    cfg = loads(text)
+    dt = cfg.drivetrain
+    assert (dt.drive_gearing, dt.steer_gearing, dt.coupling_ratio) == (6.12, 150 / 7, 3.5)
+    assert dt.wheel_diameter == pytest.approx(0.1016)
+    assert "drive_gearing = 6.12" in text and CONFIRM not in text.split("[drivetrain]")[1] \
+        .split("[encoders")[0]
+    cancoders = {str(e.hal[0]): e for e in cfg.encoders.values() if e.hal[0].kind == "cancoder"}
+    # Phoenix reads direction x raw + MagnetOffset; the offset makes that the module's angle
+    assert {a: (e.motor, e.absolute, e.inverted, round(math.degrees(e.offset) / 360, 9))
+            for a, e in cancoders.items()} == {
+        "cancoder:20": ("front_left_steer", True, False, -0.1),
+        "cancoder:21": ("front_right_steer", True, True, 0.2),
+        "cancoder:22": ("rear_left_steer", True, False, 0.3),
+        "cancoder:23": ("rear_right_steer", True, False, 0.0)}
+    assert {e.hal[0].channel: n for n, e in cfg.encoders.items()
+            if e.hal[0].kind == "cancoder"} == {
+        20: "front_left_azimuth", 21: "front_right_azimuth", 22: "rear_left_azimuth",
+        23: "rear_right_azimuth"}
+
+
+def test_without_ctre_constants_a_cancoder_goes_with_the_steer_motor_beside_it():
+    draft = build(swerve_listing([]))
+    cfg = loads(render(draft, "bot"))
+    assert cfg.drivetrain.coupling_ratio == 0.0  # not known: typical values to confirm
+    assert {e.hal[0].channel: e.motor for e in cfg.encoders.values()
+            if e.hal[0].kind == "cancoder"} == {
+        20: "front_left_steer", 21: "front_right_steer", 22: "rear_left_steer",
+        23: "rear_right_steer"}
+
+
+def test_module_constants_that_disagree_or_name_other_devices_give_no_values():
+    odd = [ctre_module(i, drive_gearing=6.75 if i == 3 else 6.12) for i in range(4)]
+    assert build(swerve_listing(odd)).drivetrain["ctre"] is None
+    other = [ctre_module(i, drive_id=40 + i) for i in range(4)]
+    assert build(swerve_listing(other)).drivetrain["ctre"] is None

@@ -52,7 +52,9 @@ def main() -> None:
 @click.option("--server", "server", metavar="HOST[:PORT]",
               help="Connect to this NT server (default: the robot program at localhost:5810).")
 @click.option("--serve", "serve", metavar="[HOST:]PORT",
-              help="Host an NT server instead, bound to 127.0.0.1 unless HOST is given.")
+              help="Host an NT server instead, bound to 127.0.0.1 unless HOST is given "
+                   "(an IPv4 address or a name that resolves to one; 0.0.0.0 for every "
+                   "interface). A port in use stops the run (exit 2).")
 @click.option("--fast", is_flag=True, help="Run as fast as possible instead of in real time.")
 @click.option("--duration", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Stop after this much simulated time.")
@@ -125,7 +127,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     import json
 
     from simserver.config.loader import ConfigError
-    from simserver.io.nt import Endpoint, parse_hostport
+    from simserver.io.nt import Endpoint, listen_address, parse_hostport
     from simserver.io.scripted import ScriptError, load_script
     from simserver.io.wpilog import RecordError
     from simserver.report import plot, write_trace
@@ -178,7 +180,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     try:
         if serve:
             host, port = parse_hostport(serve, "127.0.0.1", 5810)
-            endpoint = Endpoint("server", host, port)
+            endpoint = Endpoint("server", listen_address(host, port), port)
         elif server or not inputs or robot_link:
             host, port = parse_hostport(server or "localhost", "localhost", 5810)
             endpoint = Endpoint("client", host, port)

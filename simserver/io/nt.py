@@ -24,6 +24,7 @@ import dataclasses
 import logging
 import math
 import os
+import socket
 import tempfile
 import threading
 from collections.abc import Callable
@@ -92,20 +93,50 @@ class Endpoint:
 
 
 def parse_hostport(text: str, default_host: str, default_port: int) -> tuple[str, int]:
-    """``HOST``, ``HOST:PORT``, ``:PORT`` or ``PORT`` -> (host, port). Raises ValueError."""
+    """``HOST``, ``HOST:PORT``, ``:PORT`` or ``PORT`` -> (host, port); an IPv6 host as
+    ``::1:PORT`` or ``[::1]:PORT``. Raises ValueError."""
     text = text.strip()
     if text.isdigit():
         host, port_s = default_host, text
+    elif text.startswith("[") and "]" in text:
+        host, _, rest = text[1:].partition("]")
+        port_s = rest.removeprefix(":") or str(default_port)
     elif ":" in text:
         host, port_s = text.rsplit(":", 1)
         host = host or default_host
     else:
         host, port_s = text, str(default_port)
     if not port_s.isdigit() or not 0 < int(port_s) < 65536:
-        raise ValueError(f"port must be 1..65535, got {port_s!r}")
+        raise ValueError(f"port must be 1..65535, got {port_s[:20]!r}")
     if not host:
         raise ValueError("empty host")
     return host, int(port_s)
+
+
+def listen_address(host: str, port: int) -> str:
+    """The IPv4 address for an NT server asked to serve on ``host``:``port``, checked free.
+
+    ntcore's server listens on a numeric IPv4 address only: given a host name or an IPv6
+    address it listens on 0.0.0.0 at a random port, and on a port in use it serves nothing,
+    both without a word (measured, pyntcore 2026.2). So the name is resolved here and the port
+    tried first. Raises ValueError naming the host or the port."""
+    try:
+        infos = socket.getaddrinfo(host, port, socket.AF_INET, socket.SOCK_STREAM)
+    except (socket.gaierror, UnicodeError):
+        if ":" in host:
+            raise ValueError(f"{host} is an IPv6 address; ntcore serves NT4 on IPv4 only: use "
+                             "127.0.0.1 (this machine) or 0.0.0.0 (every interface)") from None
+        raise ValueError(f"cannot resolve {host[:60]!r} to an IPv4 address") from None
+    address = str(infos[0][4][0])
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        if os.name != "nt":  # a port in TIME_WAIT is free; one with a listener is not
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((address, port))
+        except OSError as exc:
+            raise ValueError(f"port {port} on {address} is not free ({exc.strerror}): another "
+                             "simserver or a robot program serves there?") from None
+    return address
 
 
 @dataclass

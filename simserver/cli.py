@@ -6,7 +6,9 @@ Exit codes: 0 success, 1 runtime failure, 2 bad configuration, inputs or usage.
 from __future__ import annotations
 
 import logging
+import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import click
@@ -124,7 +126,6 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
       simserver run --inputs drive.csv --fast --record run.wpilog
     """
     import dataclasses
-    import json
 
     from simserver.config.loader import ConfigError
     from simserver.io.nt import Endpoint, listen_address, parse_hostport
@@ -241,6 +242,9 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     else:
         result = session.run()
     failure = session.failure
+    stopped = session.recorder.stopped if session.recorder is not None else None
+    if failure is None and stopped is not None:
+        failure = f"recording incomplete: {stopped}"
     show_summary = summary if summary is not None else (
         duration is not None or (session.stop_requested and session.ticks > 0))
     if session.stop_requested:
@@ -253,29 +257,61 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         click.echo(verdict.report())
     if session.recorder is not None:
         click.echo(f"recording written to {session.recorder.path} "
-                   f"({session.recorder.records} values)")
-    if trace_path and session.trace is not None:
-        click.echo(f"trace written to {write_trace(session.trace, trace_path)}")
+                   f"({session.recorder.records} values"
+                   f"{', incomplete' if stopped is not None else ''})")
+    written = []  # what could not be written stops the run with status 1 at the end
+    trace = session.trace
+    if trace_path and trace is not None:
+        written.append(_write("trace", lambda: write_trace(trace, trace_path)))
     if json_path:
         doc: dict[str, object] = {"summary": result.as_dict(), "error": failure}
         if verdict is not None:
             doc.update(verdict.to_json())
         else:
             doc["passed"] = failure is None
-        out_json = Path(json_path)
-        out_json.parent.mkdir(parents=True, exist_ok=True)
-        out_json.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-        click.echo(f"summary written to {out_json}")
-    if plot_path and session.trace is not None:
+        written.append(_write("summary", lambda: _write_json(Path(json_path), doc)))
+    if plot_path and trace is not None:
         walls = session.world.walls
-        out = plot(session.trace, plot_path, (walls.length, walls.width),
-                   title=f"simserver: {config or 'kitbot'}")
-        click.echo(f"plot written to {out}")
+        written.append(_write("plot", lambda: plot(
+            trace, plot_path, (walls.length, walls.width),
+            title=f"simserver: {config or 'kitbot'}")))
+    code = 1 if failure is not None or not all(written) or (
+        verdict is not None and not verdict.passed) else 0
     if failure is not None:
         click.echo(f"simserver: {failure}", err=True)
-        sys.exit(1)
-    if verdict is not None and not verdict.passed:
-        sys.exit(1)
+    _exit(code)
+
+
+def _write(what: str, write: Callable[[], object]) -> bool:
+    """Write one output file of a run, saying where (or why not: a full disk)."""
+    try:
+        click.echo(f"{what} written to {write()}")
+    except OSError as exc:
+        click.echo(f"simserver: {what} not written: {exc.strerror or exc} "
+                   f"({exc.filename or ''})", err=True)
+        return False
+    return True
+
+
+def _write_json(path: Path, doc: Mapping[str, object]) -> Path:
+    import json
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    return path
+
+
+def _exit(code: int) -> None:
+    """End ``run`` with ``code``; with ``os._exit`` after a recording's writer failed, since
+    wpiutil aborts the process when such a writer is destroyed."""
+    from simserver.io import wpilog
+
+    if wpilog.abandoned():
+        sys.stdout.flush()
+        sys.stderr.flush()
+        logging.shutdown()
+        os._exit(code)
+    sys.exit(code)
 
 
 

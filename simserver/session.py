@@ -2,7 +2,7 @@
 
 One tick: snapshot inputs -> step the world in fixed substeps -> publish one snapshot -> flush.
 Real-time mode sleeps to absolute deadlines (start + k·tick), so timing error never
-accumulates; ``fast`` mode never sleeps. Ctrl-C or SIGTERM ends the loop cleanly after the
+accumulates; ``fast`` mode never sleeps. Ctrl-C, SIGTERM or SIGHUP ends the loop cleanly after the
 current tick, and everything recorded so far is kept (the ``--record`` data log is closed
 complete).
 """
@@ -755,9 +755,14 @@ def _finite(value: object) -> float | None:
 Handler = Callable[[int, FrameType | None], object] | int | None
 
 
+# A closed terminal (SIGHUP) ends a run as Ctrl-C does; Windows has no SIGHUP.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+
 def _install_signal_handlers(stop: Callable[..., None]) -> dict[int, Handler]:
     previous: dict[int, Handler] = {}
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in STOP_SIGNALS:
         with contextlib.suppress(ValueError):  # not the main thread: no handlers
             previous[sig] = signal.signal(sig, stop)
     return previous

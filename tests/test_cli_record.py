@@ -1,5 +1,6 @@
 """`simserver run --record` and `simserver plot` as a user meets them: the quickstart's commands,
-help, clean errors, and a recording interrupted by Ctrl-C or SIGTERM that is still whole."""
+help, clean errors, and a recording interrupted by Ctrl-C, SIGTERM or SIGHUP that is still
+whole."""
 
 from __future__ import annotations
 
@@ -113,7 +114,8 @@ def test_plot_to_an_unwritable_path_exits_1_with_its_name(tmp_path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
+                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
 def test_a_recording_interrupted_by_a_signal_is_complete(tmp_path, sig):
     log = tmp_path / "run.wpilog"
     proc = SimserverProcess("--inputs", "simserver/data/s_curve.csv", "--record", str(log),

@@ -36,6 +36,7 @@ import bisect
 import json
 import logging
 import math
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -101,6 +102,15 @@ _LOG_TYPES = {"int": "int64"}
 FLUSH_BYTES = 256 * 1024
 FLUSH_PERIOD = 1.0  # s, wall time
 RECORD_OVERHEAD = 16  # bytes: an upper bound of a record's header
+MIN_RECORD = 4  # bytes: the least a record takes in the file (a 4-byte header, no payload)
+# DataLogWriter cannot report a failed write: it goes on silently and aborts the process when
+# closed ("LLVM ERROR: IO failure on output stream", measured with 2026.2.2 on a full disk).
+# So the recorder stops while the disk still has SPACE_RESERVE free beyond what is waiting,
+# closes the file cleanly, and keeps simulating; a writer that failed anyway (the disk filled
+# faster than that, a quota) is never closed (see ``abandoned``).
+SPACE_RESERVE = 8 * 1024 * 1024  # bytes
+SPACE_MARGIN = 64 * 1024  # bytes: below this beyond what waits, closing could fail too
+_abandoned: list[wpiutil.DataLogWriter] = []  # writers in error: their destructor would abort
 FIRST_STAMP = 1  # µs: DataLog reads 0 as "now"
 
 # value, timestamp µs -> payload bytes written (0 when nothing was written)
@@ -141,6 +151,27 @@ def _open(path: Path) -> wpiutil.DataLogWriter:
         raise RecordError(f"{path}: cannot write: {exc}") from None
 
 
+def abandoned() -> bool:
+    """Whether a recording's writer failed and was left open: the process must then end with
+    ``os._exit`` (its destructor would abort the process)."""
+    return bool(_abandoned)
+
+
+def _free_bytes(directory: Path) -> int | None:
+    """Bytes free to this user on the disk of ``directory``; None when it cannot be told."""
+    try:
+        return shutil.disk_usage(directory).free
+    except OSError:
+        return None
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
 def _mechanism_topics(cfg: Config) -> dict[str, dict[str, tuple[str, bool]]]:
     """mechanism -> output -> (topic, whether the output is a list of Field2d poses)."""
     reg = registry()
@@ -175,8 +206,10 @@ class WpilogRecorder:
         self._enabled_at: float | None = None  # s, simulated time, as last recorded
         self._pending = 0  # bytes appended since the last flush (upper bound)
         self._flushed_at = time.monotonic()
+        self._flushed_records = 0
         self.records = 0
         self.closed = False
+        self.stopped: str | None = None  # why recording stopped before the end of the run
         self._robot: dict[str, tuple[str, Callable[[Any, int], None]]] = {}  # name -> type, append
         self._log.addStructSchema(Pose2d, FIRST_STAMP)
         self._write(FIELD_LENGTH, field_size[0], FIRST_STAMP)
@@ -190,6 +223,8 @@ class WpilogRecorder:
         """Append one tick: ``snap`` (after the step), the robot program's Driver Station mode,
         the simulated time (s) it was enabled at, and the Driver Station commands sent to it
         (topic -> mode string or joystick array)."""
+        if self.closed:
+            return
         if snap.time < self._last_time:  # the world was reset: keep the log's clock going
             self._epoch += self._last_time
         self._last_time = snap.time
@@ -211,6 +246,8 @@ class WpilogRecorder:
         stamped with the simulated time it was published at (the last tick's when that is
         unknown). A topic that changes its type keeps its first; values of a type the data
         log has no record for are skipped."""
+        if self.closed:
+            return
         for v in values:
             if v.topic.startswith(SCHEMA_TOPICS) and isinstance(v.value, bytes):
                 self._log.addSchema(v.topic.removeprefix(SCHEMA_TOPICS), v.type, v.value,
@@ -275,15 +312,56 @@ class WpilogRecorder:
         return _writer(self._log, entry, nt_type)
 
     def flush(self) -> None:
-        """Write everything appended so far to the file."""
+        """Write everything appended so far to the file, or stop recording (a warning, the
+        file closed whole) when the disk is nearly full; the run goes on either way."""
+        if self.closed:
+            return
+        if self._short_of_space():
+            return
+        before = _size(self.path)
         self._log.flush()
+        appended = self.records - self._flushed_records
+        if _size(self.path) - before < MIN_RECORD * appended:
+            self._abandon(f"writing {self.path} failed: {appended} values did not reach "
+                          "the file (a full disk or a file size limit)")
+            return
         self._pending = 0
+        self._flushed_records = self.records
         self._flushed_at = time.monotonic()
+
+    def _short_of_space(self) -> bool:
+        """Stop recording if the disk cannot take what waits plus SPACE_RESERVE."""
+        free = _free_bytes(self.path.parent)
+        if free is None or free >= self._pending + SPACE_RESERVE:
+            return False
+        why = (f"the disk of {self.path} is nearly full ({free / 2**20:.1f} MiB free, "
+               f"recording keeps {SPACE_RESERVE // 2**20} MiB): recording stopped at "
+               f"{self._epoch + self._last_time:.2f} s")
+        if free < self._pending + SPACE_MARGIN:
+            self._abandon(why)
+        else:
+            self.stopped = why
+            log.warning("%s; the file is complete up to there and the run goes on", why)
+            self._finish()
+        return True
+
+    def _abandon(self, why: str) -> None:
+        """Leave a writer that cannot finish its file: what it holds is lost, the file ends
+        at the last flush."""
+        self.stopped = why
+        self.closed = True
+        self.records = self._flushed_records
+        _abandoned.append(self._log)
+        log.warning("%s; the file ends where the write failed and the run goes on", why)
 
     def close(self) -> None:
         """Flush and close the file (idempotent)."""
         if self.closed:
             return
+        if not self._short_of_space():  # which closes the file or leaves it
+            self._finish()
+
+    def _finish(self) -> None:
         self.closed = True
         self._log.flush()
         self._log.stop()

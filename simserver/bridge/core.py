@@ -84,6 +84,9 @@ def encoder_sink(address: HalAddress, enc: EncoderConfig,
     return CanEncoder(address, enc.unit, enc.ticks_per_revolution, enc.wrap / math.tau)
 
 
+FOREIGN_LOOPS = 2  # loops with another writer of a device before the bridge warns
+
+
 class Bridge:
     """The HAL devices named by a config's ``hal`` keys."""
 
@@ -112,6 +115,7 @@ class Bridge:
         self._watches["battery voltage (RoboRioSim.setVInVoltage)"] = Watch(
             RoboRioSim.getVInVoltage)
         self.overwritten: set[str] = set()  # devices another writer (physics.py) also wrote
+        self._foreign: dict[str, int] = {}  # device -> loops in which another writer wrote it
 
     # --- a robot loop's simulation part: who else writes our devices -------------------------
 
@@ -123,9 +127,14 @@ class Bridge:
 
     def settle(self) -> None:
         """SimPeriodicAfter, before simserver's values are written: note the devices that
-        physics.py or simulationPeriodic wrote in this loop, once (a warning)."""
-        fresh = [label for label, watch in self._watches.items()
-                 if watch.settle() and label not in self.overwritten]
+        physics.py or simulationPeriodic wrote, once (a warning) when seen in a second loop:
+        such code writes every loop, while a vendor device may move a value once as it starts
+        (Phoenix 6 did, once, under load, in the first loops before its initialization)."""
+        seen = [label for label, watch in self._watches.items() if watch.settle()]
+        for label in seen:
+            self._foreign[label] = self._foreign.get(label, 0) + 1
+        fresh = [label for label in seen
+                 if self._foreign[label] == FOREIGN_LOOPS and label not in self.overwritten]
         if fresh:
             self.overwritten.update(fresh)
             self.warnings.append(

@@ -10,7 +10,8 @@ second a fresh interpreter takes, so a test can kill hundreds of them. A line re
 
 ROLE ``client`` connects to 127.0.0.1:PORT; ``server`` hosts an NT server there (as a robot
 program does). Every PERIOD seconds the peer sets each TOPIC (TYPE ``double`` or ``string``;
-``double~``: a double alternating between VALUE and VALUE + 1e-6) to VALUE and flushes; KEEP
+``double~``: alternating between VALUE and VALUE + 1e-6; ``string~``: between the two
+comma-separated words of VALUE) to VALUE and flushes; KEEP
 1 publishes with ``keepDuplicates`` (every set crosses the wire), 0 without (an unchanged
 value is sent once).
 
@@ -40,9 +41,16 @@ def _publish(inst: ntcore.NetworkTableInstance, spec: str, keep: bool):
     """A function that sets the topic of ``TOPIC=TYPE:VALUE`` to its value."""
     topic, _, rest = spec.partition("=")
     nt_type, _, text = rest.partition(":")
-    pub = inst.getTopic(topic).genericPublish(nt_type.rstrip("~"), RESEND if keep else FAST)
-    if nt_type == "string":
-        return lambda: pub.setString(text)
+    base = nt_type.rstrip("~")
+    pub = inst.getTopic(topic).genericPublish(base, RESEND if keep else FAST)
+    if base == "string":
+        words = text.split(",") if nt_type.endswith("~") else [text, text]
+        strings = [0]
+
+        def set_string() -> None:
+            strings[0] += 1
+            pub.setString(words[strings[0] % 2])
+        return set_string
     values = [float(text), float(text) + (1e-6 if nt_type.endswith("~") else 0.0)]
     sets = [0]
 

@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from tests.reliability.insession import LiveSession, Tick
-from tests.reliability.ntpeer import Peers, motors
+from benchmarks._livesession import LiveSession, Tick
+from benchmarks._ntpeer import Peers, motors
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 

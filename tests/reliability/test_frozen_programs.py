@@ -15,9 +15,9 @@ import time
 
 import pytest
 
+from benchmarks._livesession import LiveSession
+from benchmarks._ntpeer import Peers, motors
 from tests.ntutil import wait_for
-from tests.reliability.insession import LiveSession
-from tests.reliability.ntpeer import Peers, motors
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 

@@ -9,9 +9,9 @@ import time
 
 import pytest
 
+from benchmarks._livesession import LiveSession
+from benchmarks._ntpeer import Peers
 from simserver.lograte import BURST
-from tests.reliability.insession import LiveSession
-from tests.reliability.ntpeer import Peers
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 

@@ -1,19 +1,41 @@
-"""A real-time ``simserver run`` Session on its own thread of the test process, on a real
-NT endpoint, so a test can look at every tick: the motors the world applied in it and what
-simserver had logged before it, exactly (no sampling over NT)."""
+"""A real-time ``simserver run`` Session on its own thread of this process, on a real NT
+endpoint, so a test or a benchmark can look at every tick: the motors the world applied in it
+and what simserver had logged before it, exactly (no sampling over NT)."""
 
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from simserver.config.loader import default_config_text, loads
 from simserver.io.nt import Endpoint
 from simserver.session import RunOptions, Session
-from tests.ntutil import free_port, wait_for
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 right now (never 5810, which robot programs use)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port != 5810:
+            return port
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float, what: str) -> Any:
+    """Poll ``predicate`` every 5 ms until truthy; AssertionError naming ``what`` on timeout."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.005)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 @dataclass

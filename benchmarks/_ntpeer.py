@@ -1,7 +1,7 @@
 """NT peers that publish simserver's inputs, each in its own process, for tests and benchmarks
 that SIGKILL or SIGSTOP them.
 
-``python -m tests.reliability.ntpeer`` is a spawner: it imports ntcore once, then for each
+``python benchmarks/_ntpeer.py`` is a spawner: it imports ntcore once, then for each
 line on its standard input forks a peer and prints the peer's pid. Forking from the spawner
 (which has no NT instance, so no threads) makes a peer in milliseconds instead of the half
 second a fresh interpreter takes, so a test can kill hundreds of them. A line reads::
@@ -28,10 +28,9 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import ntcore
-
-from tests.ntutil import REPO
 
 FAST = ntcore.PubSubOptions(periodic=0.001)
 RESEND = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
@@ -102,9 +101,8 @@ class Peers:
     pids: list[int] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "tests.reliability.ntpeer"], cwd=REPO, text=True,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.proc = subprocess.Popen([sys.executable, str(Path(__file__).resolve())], text=True,
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
     def start(self, role: str, port: int, *values: str, period: float = 0.002,
               keep: bool = True) -> int:

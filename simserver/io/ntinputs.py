@@ -19,9 +19,10 @@ disconnect. Read in that order:
   the whole run. Now that client is the one refused; it is reported (topic, its type, client)
   from ntcore's log message;
 - the stale-input watchdog: a program that re-sends unchanged values every loop (the bridge
-  does, as does any client publishing with ``keepDuplicates``) and then sends nothing for
-  ``timeout`` s is frozen (a SIGSTOP, a breakpoint): ``stalled`` once, and its latest values
-  again (``resumed``) when it sends again. A program that only sends changes is never timed
+  does, as does any client publishing with ``keepDuplicates``; seen as an unchanged value
+  coming ``RESENDS`` times in a row) and then sends nothing for ``timeout`` s is frozen (a
+  SIGSTOP, a breakpoint): ``stalled`` once, and its latest values again (``resumed``) when it
+  sends again. A program that only sends changes is never timed
   out: its silence cannot be told from a constant output.
 """
 
@@ -137,10 +138,6 @@ class InputReader:
         self._stalled = False
         self._heard = clock()  # wall time of the latest input value
         self.mode: str | None = None
-
-    @property
-    def present(self) -> bool:
-        return self._present
 
     def publishers(self) -> set[str]:
         """Clients that publish an input topic with its type (``--serve``: simserver's own
@@ -274,11 +271,6 @@ class InputReader:
                 and now - self._heard > self.timeout):
             self._stalled = True
             out.stalled = True
-
-    @property
-    def silent_for(self) -> float:
-        """Wall time (s) since the latest input value."""
-        return self._clock() - self._heard
 
 
 def python_value(v: ntcore.Value) -> Any:

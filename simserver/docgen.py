@@ -187,4 +187,47 @@ def protocol_reference() -> str:
         "| topic | type | direction | unit | meaning |", "| --- | --- | --- | --- | --- |",
     ]
     out += [f"| `{s.name}` | `{s.type}` | {s.direction} | {s.unit} | {s.doc} |" for s in specs]
+    out += ["", *INPUT_LIFECYCLE]
     return "\n".join(out) + "\n"
+
+
+INPUT_LIFECYCLE = """## Inputs: publishers that come, go or freeze
+
+Input values (motors, solenoids, `/simserver/robot/mode`) are read in the order ntcore
+received them, together with their publishers coming and going (each input topic's `$pub$`
+meta topic and the connection events).
+
+- **A program that leaves.** When the last publisher of a motor or solenoid topic goes away (a
+  program exits, crashes or is killed), that input goes to 0 (off). When the robot program
+  leaves (client mode: the connection to its NT server drops; `--serve`: every input topic
+  has lost its publishers) simserver logs `robot program disconnected: motors to 0`, and
+  nothing the program sent is applied after that, not even values that arrived in the same
+  tick as its departure. The next program logs `robot program connected` (and resets the
+  world unless `sim.reset_on_connect = false`): with `--serve` at its first motor value, in
+  client mode when simserver connects to its server.
+- **A wrong-typed publisher.** ntcore gives a topic the type of its first publisher and
+  refuses publishers of another type for as long as the topic has any publisher. With
+  `--serve`, simserver publishes every input topic itself (with its type, never a value)
+  before any client connects, so a client that publishes, say, a string on
+  `/simserver/motors/left` is the one refused, and the robot program's doubles get through
+  whoever came first. simserver names it once: `/simserver/motors/left: client NAME publishes
+  it as string, not double; ...`. In client mode the robot program hosts the server, and its
+  own publishers come first.
+- **A program that freezes** (a debugger breakpoint, SIGSTOP) keeps its connection open, and
+  ntcore does not notice (measured: not within 12 s). The stale-input watchdog
+  (`sim.input_timeout`, default 100 ms as WPILib's MotorSafety; 0 turns it off) applies to a
+  program that re-sends its inputs every loop even when they do not change, as the bridge
+  does and as an NT client does when it publishes with `keepDuplicates=True`: when nothing
+  comes from it for that long, every motor goes to 0, logged once per stall (`no input from
+  the robot program for 100 ms (frozen?)`), until it sends again. A program that sends only
+  changes is never timed out: its silence cannot be told from an output held constant. A
+  program thawed after a long stop may reconnect by itself (with `--serve`, ntcore's client did
+  after being stopped 1 s), and counts as a new connection. The watchdog runs in real time
+  over NetworkTables only: not with `--fast`, not in lock-step (the robot's clock waits for
+  simserver, so a frozen program freezes the simulation too), and not while the bridge
+  exchanges each loop over its step port in real time (the world advances one period per
+  robot loop, so it stops with the program; after `bridge.timeout` simserver detaches and sets
+  the motors to 0).
+- **Log floods.** A line a client can trigger again and again (the robot mode changing, a
+  wrong-typed publisher, a freeze) is written at most 5 times per cause per 10 s; the next one
+  written says how many were left out, and the end of the run says the rest.""".splitlines()

@@ -29,6 +29,7 @@ from simserver.io.scripted import Script, load_script
 from simserver.io.stepwire import Attacher, Link, LinkError, LinkTimeout, Refused, attach
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
+from simserver.lograte import LogLimiter
 from simserver.report import Summary, Trace
 from simserver.scenario import ScenarioCheck
 from simserver.world import ModelBuildError, Snapshot, World
@@ -113,6 +114,7 @@ class Session:
         self.failure: str | None = None  # why the run ended early (RunError), if it did
         self.robot_seen = False  # inputs (or a connection) came from a robot program
         self.validator = InputValidator()
+        self._limiter = LogLimiter(log)  # lines a peer can make us write again and again
         self.late_periods: int | None = None  # real time with the bridge: see Summary
         self.clock_gap: float | None = None  # real time with the bridge: see Summary
         self.bridge_seen = False  # a robot program's bridge exchanged periods with us
@@ -155,6 +157,8 @@ class Session:
         for name, adapter in self.other_nt.items():
             state = adapter.poll()
             other = self.others[name]
+            if state.robot_left or state.stalled:
+                other.zero_inputs()
             for motor, duty in state.motors.items():
                 other.set_motor(motor, duty)
             for sol, on in state.solenoids.items():
@@ -200,6 +204,15 @@ class Session:
             log.info("robot program disconnected: motors to 0")
             world.zero_inputs()
             self._arrived = False
+        if state.stalled:
+            self._limiter.log("a frozen robot program", logging.WARNING,
+                              "no input from the robot program for %g ms (frozen?): motors "
+                              "to 0 until it sends again (sim.input_timeout)",
+                              self.cfg.sim.input_timeout * 1e3)
+            world.zero_inputs()
+        if state.resumed:
+            self._limiter.log("a frozen robot program", logging.INFO,
+                              "the robot program sends its inputs again")
         if state.robot_arrived:
             self._arrived = True
             if self.cfg.sim.reset_on_connect:
@@ -222,7 +235,7 @@ class Session:
         if mode is not None and self.disabled_at is None:
             self.disabled_at = self.world.time
         if mode is not None and mode != self.robot_mode:
-            log.info("robot program is %s", mode)
+            self._limiter.log("the robot mode", logging.INFO, "robot program is %s", mode)
             self.robot_mode = mode
         if self.enabled_at is None and mode is not None and mode == self.options.enable:
             self.enabled_at = self.world.time
@@ -426,6 +439,7 @@ class Session:
                 self.nt.close()
                 self.nt = None
         self._judge_robot()
+        self._limiter.flush()
         if self.overruns:
             log.warning("fell behind real time %d times (machine too slow for tick %.0f ms)",
                         self.overruns, self.tick * 1e3)
@@ -471,6 +485,10 @@ class Session:
         otherwise ticks of ``sim.tick`` against NetworkTables or halsim_ws inputs."""
         opts = self.options
         tick = self.tick
+        if not opts.fast:
+            for adapter in (self.nt, *self.other_nt.values()):
+                if adapter is not None:
+                    adapter.watch_inputs(self.cfg.sim.input_timeout)
         attacher = self._attacher()
         deadline = time.monotonic()
         next_reminder = deadline + WAITING_EVERY

@@ -1,7 +1,10 @@
 """Real-time transport: the robot program's own NetworkTables server carries the topic values.
 
 Every robot loop (the HAL's SimPeriodicAfter callback, on the robot thread) the bridge
-publishes the program's outputs and writes the newest sensor values simserver published.
+publishes the program's outputs and writes the newest sensor values simserver published. The
+outputs are published with ``keepDuplicates``, so an unchanged value crosses the wire every
+loop too: that is how simserver's stale-input watchdog (``sim.input_timeout``) tells a frozen
+program from one that holds its outputs.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from simserver.bridge.core import Bridge
 from simserver.config.model import Config
 from simserver.io import topics
 
-FAST = ntcore.PubSubOptions(periodic=0.001)
+EVERY_LOOP = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
 LATEST = ntcore.PubSubOptions(periodic=0.001)
 
 
@@ -44,11 +47,11 @@ class NtLink:
         if pub is None:
             t = self.inst.getTopic(topic)
             if isinstance(value, bool):
-                pub = t.genericPublish("boolean", FAST)
+                pub = t.genericPublish("boolean", EVERY_LOOP)
             elif isinstance(value, str):
-                pub = t.genericPublish("string", FAST)
+                pub = t.genericPublish("string", EVERY_LOOP)
             else:
-                pub = t.genericPublish("double", FAST)
+                pub = t.genericPublish("double", EVERY_LOOP)
             self._pubs[topic] = pub
         return pub
 

@@ -64,6 +64,14 @@ class SimConfig:
         "field before a match. Vendor devices report values written to them a few loops "
         "later (Phoenix 6: one or two), so code that zeroes its odometry in autonomousInit "
         "would otherwise start from the sensors' boot values.", maximum=60.0)
+    input_timeout: float = quantity(
+        "100 ms", "time",
+        "Real time over NetworkTables: when no input (motor, solenoid, robot mode) arrives for "
+        "this long from a robot program that re-sends unchanged values every loop (the "
+        "bridge does; an NT client publishing with keepDuplicates does), the program is "
+        "taken as frozen and every motor goes to 0 until its inputs come again, as WPILib's "
+        "MotorSafety stops a motor that was not fed for 100 ms. A publisher that sends only "
+        "changes is never timed out. 0 turns the watchdog off.", minimum=0.0, maximum=10.0)
 
 
 @dataclass(frozen=True)

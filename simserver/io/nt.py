@@ -5,14 +5,13 @@ Two modes:
 - client (default): connect to the robot program's NT server (localhost:5810), reconnecting by
   itself. Connection events reset the world / zero the motors.
 - server (``--serve``): host an NT server, bound to 127.0.0.1 unless a host is given. The first
-  motor value after start or after the robot left counts as a robot connecting; a client
-  disconnecting after which no motor topic has a publisher counts as it leaving.
+  motor value after start or after the robot left counts as a robot connecting; every input
+  topic losing its last publisher counts as it leaving.
 
-Measured with pyntcore 2026.2.2 (see tests/io/test_nt_end_to_end.py): after a client that
-published a topic disconnects, the server drops a later client's publisher of the same topic
-when it reuses the same publisher id (a restarted program usually does) and its values never
-arrive; the server's ``exists()`` for that topic also stays False. Robot programs host the
-server themselves (client mode, the default), which does not hit this.
+Inputs are read by :mod:`simserver.io.ntinputs`, in the order ntcore received them with their
+publishers' comings and goings: nothing a departed publisher sent is applied after its
+departure, a wrong-typed publisher cannot block the robot's values (``--serve``), and a
+program that stops re-sending its inputs is timed out (the stale-input watchdog).
 
 Latency settings follow ARCHITECTURE.md: periodic 0.001 (ntcore's 5 ms floor) on every publisher
 and subscriber, one flush per tick.
@@ -26,9 +25,8 @@ import math
 import os
 import socket
 import tempfile
-import threading
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import ntcore
@@ -41,8 +39,10 @@ from simserver.io import topics
 from simserver.io.field2d import Field2dPublisher
 from simserver.io.limelight import LimelightPublisher
 from simserver.io.mechanism2d import Mechanism2dPublisher
+from simserver.io.ntinputs import InputReader, InputState
 from simserver.io.robottopics import RobotTopicReader, RobotValue
 from simserver.io.validation import InputValidator
+from simserver.lograte import LogLimiter
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
 from simserver.world import Snapshot
@@ -56,7 +56,6 @@ log = logging.getLogger("simserver.nt")
 # (real time: the loop's time is read after its code has run).
 CLOCK_SLACK = 0.05
 FAST = ntcore.PubSubOptions(periodic=0.001)
-INPUTS = ntcore.PubSubOptions(periodic=0.001, sendAll=True, pollStorage=64)
 HEARTBEAT = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
 
 
@@ -139,18 +138,6 @@ def listen_address(host: str, port: int) -> str:
     return address
 
 
-@dataclass
-class InputState:
-    """Validated inputs read during one poll, plus connection transitions since the last."""
-
-    motors: dict[str, float] = field(default_factory=dict)
-    solenoids: dict[str, bool] = field(default_factory=dict)
-    connected: bool = False
-    robot_arrived: bool = False
-    robot_left: bool = False
-    robot_mode: str | None = None
-
-
 class NtAdapter:
     """Owns one ntcore instance: input subscribers, output publishers, the Field2d.
 
@@ -168,13 +155,11 @@ class NtAdapter:
         self.cfg = cfg
         self.endpoint = endpoint
         self.validator = InputValidator()
-        self._lock = threading.Lock()
-        self._events: list[bool] = []
+        self._limiter = LogLimiter(log)
         self._persist_dir: tempfile.TemporaryDirectory[str] | None = None
         self._main = robot is None
         self._prefix = topics.PREFIX if robot is None else topics.robot_prefix(robot[0])
         self._object = "Robot" if robot is None else robot[0]
-        self._robot_present = False
         self.inst: ntcore.NetworkTableInstance
         self._field: Field2dPublisher
         if robot is not None:
@@ -190,7 +175,6 @@ class NtAdapter:
         else:
             self.inst.startClient4(identity)
             self.inst.setServer(endpoint.host, endpoint.port)
-        self.inst.addConnectionListener(True, self._on_connection)
         self._make_inputs()
         self._make_publishers(Field2dPublisher(self.inst, topics.FIELD2D_NAME, FAST))
 
@@ -199,19 +183,10 @@ class NtAdapter:
         return self._prefix + name.removeprefix(topics.PREFIX)
 
     def _make_inputs(self) -> None:
-        inst, cfg = self.inst, self.cfg
-        self._motor_subs = {n: inst.getTopic(self._topic(topics.motor(n))).genericSubscribe(
-            INPUTS) for n in cfg.motors}
-        self._sol_subs = {n: inst.getTopic(self._topic(topics.solenoid(n))).genericSubscribe(
-            INPUTS) for n in cfg.solenoids}
-        self._mode_sub = inst.getStringTopic(self._topic(topics.ROBOT_MODE)).subscribe("", FAST)
+        server = self.endpoint.mode == "server"
+        self._inputs = InputReader(self.inst, self.cfg, self._topic, serve=server or not self._main,
+                                   hold=server, main=self._main, validator=self.validator)
         self._ds: dict[str, ntcore.GenericPublisher] = {}
-
-    # --- connection events (ntcore thread) ---------------------------------------------------
-
-    def _on_connection(self, event: ntcore.Event) -> None:
-        with self._lock:
-            self._events.append(event.is_(ntcore.EventFlags.kConnected))
 
     @property
     def connected(self) -> bool:
@@ -220,32 +195,28 @@ class NtAdapter:
             self.inst.isConnected())
 
     def publishes_inputs(self) -> bool:
-        """Whether some client publishes a /simserver motor topic (an NT-only robot program)."""
-        return any(sub.exists() for sub in self._motor_subs.values())
+        """Whether some client publishes a /simserver input topic (an NT-only robot program)."""
+        return bool(self._inputs.publishers())
+
+    def watch_inputs(self, timeout: float) -> None:
+        """Arm the stale-input watchdog: ``timeout`` s of wall time (0: off). See
+        :mod:`simserver.io.ntinputs`."""
+        self._inputs.timeout = timeout
 
     # --- inputs ------------------------------------------------------------------------------
 
     def poll(self) -> InputState:
-        """Read every input update since the last poll, validated."""
+        """Read every input update since the last poll, validated, in the order received:
+        nothing a departed publisher sent is returned after its departure."""
         out = InputState(connected=self.connected)
-        with self._lock:
-            events, self._events = self._events, []
-        server = self.endpoint.mode == "server" or not self._main
-        if not server:
-            out.robot_arrived = any(events) and events[-1]
-            out.robot_left = not all(events)
-        got_motor = _drain(self._motor_subs, topics.motor, self.validator.duty, out.motors)
-        _drain(self._sol_subs, topics.solenoid, self.validator.solenoid, out.solenoids)
-        mode = self._mode_sub.get()
-        out.robot_mode = mode if mode in topics.MODES else None
-        if server:
-            if self._robot_present and not all(events) and not any(
-                    sub.exists() for sub in self._motor_subs.values()):
-                out.robot_left = True
-                self._robot_present = False
-            if got_motor and not self._robot_present:
-                out.robot_arrived = True
-                self._robot_present = True
+        self._inputs.poll(out)
+        for r in self._inputs.refusals:
+            self._limiter.log(
+                f"the type of {r.topic}", logging.WARNING,
+                "%s: client %s publishes it as %s, not %s; its values are refused (a robot "
+                "program's %s values still get through)", r.topic, r.client,
+                r.published or "?", r.expected, r.expected)
+        self._inputs.refusals.clear()
         return out
 
     # --- outputs -----------------------------------------------------------------------------
@@ -456,29 +427,3 @@ _STRUCTS: dict[str, type] = {"Pose2d": Pose2d, "ChassisSpeeds": ChassisSpeeds,
                               "MecanumDriveWheelSpeeds": MecanumDriveWheelSpeeds}
 _SETTER_TYPES = ("double", "boolean", "int", "double[]",
                  *(f"struct:{name}" for name in _STRUCTS))
-_UNSET = object()
-
-
-def _drain(subs: dict[str, ntcore.GenericSubscriber], topic_of: Callable[[str], str],
-           validate: Callable[[str, Any], Any], into: dict[str, Any]) -> bool:
-    """Validate every queued update of each subscriber into ``into`` (last valid value wins).
-    Returns True if any value arrived, valid or not."""
-    arrived = False
-    for name, sub in subs.items():
-        topic = topic_of(name)
-        for v in sub.readQueue():
-            value = _python_value(v)
-            if value is _UNSET:
-                continue
-            arrived = True
-            checked = validate(topic, value)
-            if checked is not None:
-                into[name] = checked
-    return arrived
-
-
-def _python_value(v: ntcore.Value) -> Any:
-    """The Python value inside an ntcore Value, or _UNSET for an unassigned one."""
-    if v.type() == ntcore.NetworkTableType.kUnassigned:
-        return _UNSET
-    return v.value()

@@ -355,10 +355,13 @@ def contract(motors: list[str], solenoids: list[str], encoders: dict[str, str | 
     outputs) names, inputs first."""
     out = [TopicSpec(motor(n), "double", "in", "duty cycle -1..1",
                      "Motor controller output. NaN/inf read as 0, out-of-range values are "
-                     "clamped, other types ignored; each with one warning per topic.")
+                     "clamped; each with one warning per topic. Other types are ignored "
+                     "(with `--serve` ntcore refuses their publisher, named once in the log). "
+                     "0 when its last publisher leaves.")
            for n in motors]
     out += [TopicSpec(solenoid(n), "boolean", "in", "on/off",
-                      "Solenoid state; non-boolean values are ignored with a warning.")
+                      "Solenoid state; non-boolean values are ignored with a warning. Off "
+                      "when its last publisher leaves.")
             for n in solenoids]
     out.append(TopicSpec(POSE, "struct:Pose2d", "out", "m, rad",
                          "True robot pose in field coordinates (WPILib convention)."))

@@ -4,7 +4,7 @@ duty cycle in [-1, 1] or a boolean, every other value is dropped and counted, an
 problem is warned about once per topic however many values arrive.
 
 Also the values as NetworkTables delivers them: every type an ``ntcore.Value`` can hold goes
-through the NT adapter's own unwrapping (``simserver.io.nt._python_value``) first.
+through the NT adapter's own unwrapping (``simserver.io.ntinputs.python_value``) first.
 """
 
 from __future__ import annotations
@@ -17,7 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from simserver.io import topics
-from simserver.io.nt import _UNSET, _python_value
+from simserver.io.ntinputs import _UNSET
+from simserver.io.ntinputs import python_value as _python_value
 from simserver.io.validation import InputValidator, decode_inputs
 
 FUZZ = settings(max_examples=500, deadline=None, derandomize=True)

@@ -72,7 +72,8 @@ def test_kitbot_autonomous_in_real_time_odometry_agrees_with_true_pose(kitbot, t
     assert "robot program is autonomous" in run.stderr
     truth = json.loads(out.read_text())["summary"]
     # The path ends at (6.5, 5.5), reached at 3.85 s; the robot code stops there.
-    assert math.dist((truth["x"], truth["y"]), TRAJECTORY_END) < 0.15
+    assert math.dist((truth["x"], truth["y"]), TRAJECTORY_END) < 0.15, (
+        truth, run.stderr[-4000:], robot.output()[-4000:])
     inst = robot_nt()
     try:
         odo = odometry(inst)

@@ -10,7 +10,11 @@ import typing
 
 from simserver import units
 from simserver.config.fields import Spec, spec_of
+from simserver.config.limits import MAX_SUBSTEPS_PER_TICK
+from simserver.config.loader import MAX_FILE_BYTES
 from simserver.config.model import Config
+from simserver.config.tomlshape import MAX_DEPTH, MAX_KEY_PARTS
+from simserver.textcheck import EXCERPT_LENGTH
 from simserver.io import topics
 from simserver.models.api import ModelType, OutputSpec
 from simserver.registry import registry
@@ -48,6 +52,17 @@ def _type_text(spec: Spec) -> str:
     }.get(spec.kind, spec.kind)
 
 
+def _range_doc(spec: Spec) -> str:
+    """The " Range: ... Usual: ..." sentences of a key's doc (in the units people write)."""
+    unit, per = units.display_unit(spec.dimension) if spec.dimension else ("", 1.0)
+    if spec.kind == "position":
+        unit = "m or rad"
+    rng, usual = spec.range_text(unit, per), spec.usual_text(unit, per)
+    where = " (each coordinate)" if spec.kind == "points" else ""
+    return (f" Range{where}: {rng}." if rng else "") + (
+        f" Usual: {usual} (a warning outside)." if usual else "")
+
+
 Section = tuple[str, str, str, type]  # heading, key prefix, doc, config class
 
 
@@ -82,10 +97,8 @@ def _walk(cls: type, prefix: str, rows: list[str], sections: list[Section]) -> N
             entry = typing.get_args(tp)[1]
             sections.append((f"`[{path}.<name>]`", f"{path}.<name>", spec.doc, entry))
             continue
-        unit = units.DIMENSIONS[spec.dimension][1] if spec.dimension else ""
-        rng = spec.range_text(unit)
-        doc = spec.doc + (f" Range: {rng}." if rng else "")
-        rows.append(f"| `{path}` | {_type_text(spec)} | {_default_text(spec)} | {doc} |")
+        rows.append(f"| `{path}` | {_type_text(spec)} | {_default_text(spec)} | "
+                    f"{spec.doc}{_range_doc(spec)} |")
 
 
 def _builtin_types(role: str) -> list[ModelType]:
@@ -101,6 +114,22 @@ def config_reference() -> str:
         "understands (`\"60 lb\"`, `\"6 in\"`, `\"5 ms\"`) and are converted to SI once at load.",
         "Unknown keys are errors. `simserver check FILE` validates a file; `simserver config`",
         "prints the bundled kitbot, a complete example.", "",
+        "Every physical key has a **range** (below, in the unit people write: degrees, psi,",
+        "litres, SI otherwise), taken from physics, the FRC rules and the motor catalog: a value",
+        "outside it is an error, because no robot has it and the models cannot run it. Some keys",
+        "also have a **usual** range: a value outside it loads, with a warning that `simserver",
+        "check` and `simserver run` print the way they print errors",
+        "(`robot.toml: robot.mass: warning: '170 lb' = 77.1107 kg is unusual: expected ≤ 70 kg`).",
+        "Some ranges depend on other keys: the robot's centre must start on the field, the field",
+        f"must hold the robot, a tick is at most {MAX_SUBSTEPS_PER_TICK} substeps, the yaw",
+        "inertia lies between a hundredth of and all the mass at the outline's corners (the",
+        "keys' texts below say which). Strings hold no control characters, and a message",
+        f"quotes at most the first {EXCERPT_LENGTH} characters of a bad value.", "",
+        "The file itself must be a regular file (not a directory, FIFO or device) of UTF-8 TOML,",
+        f"at most {MAX_FILE_BYTES // 1024} KiB, with arrays and inline tables nested at most",
+        f"{MAX_DEPTH} deep and keys of at most {MAX_KEY_PARTS} dotted parts. A file listed in",
+        "`[robots]` cannot list robots itself; one that lists a file already being loaded is",
+        "refused with the chain of files.", "",
     ]
     queue: list[Section] = [("", "", "Top level sections.", Config)]
     while queue:

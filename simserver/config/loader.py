@@ -120,6 +120,11 @@ def loads(text: str, source: str = "<string>", base: str | Path = ".") -> Config
     return _loads(text, source, Path(base), (), None)
 
 
+def _errors(issues: list[ConfigIssue]) -> list[ConfigIssue]:
+    """The issues that stop a file from loading (not the warnings)."""
+    return [i for i in issues if not i.warning]
+
+
 def _load_file(path: Path, chain: tuple[Path, ...], listed_in: str | None) -> Config:
     return _loads(_read(path), str(path), path.parent, (*chain, path), listed_in)
 
@@ -131,10 +136,9 @@ def _loads(text: str, source: str, base: Path, chain: tuple[Path, ...],
     raw = _parse(text, source)
     issues: list[ConfigIssue] = []
     cfg = _build(Config, raw, "", issues)
-    if not any(not i.warning for i in issues):
+    if not _errors(issues):
         _cross_check(cfg, issues, own_field=listed_in is None)
-    errors = [i for i in issues if not i.warning]
-    if errors:
+    if errors := _errors(issues):
         raise ConfigError(source, errors)
     warnings = tuple(i.render(source) for i in issues if i.warning)
     if cfg.robots:
@@ -163,8 +167,8 @@ def _refuse_cycles(cfg: Config, source: str, chain: tuple[Path, ...]) -> None:
             at = loading.index(target.resolve())
             names = " → ".join(str(p) for p in (*chain[at:], target))
             raise ConfigError(source, [ConfigIssue(
-                f"robots.{name}.config", f"the files list each other ({names}): a robot's "
-                "own config cannot list [robots]")])
+                f"robots.{name}.config", f"names a file already being loaded ({names}): a "
+                "robot's own config cannot list [robots]")])
 
 
 def _is_file(path: Path) -> bool:
@@ -191,8 +195,7 @@ def _load_others(cfg: Config, source: str, chain: tuple[Path, ...]) -> dict[str,
         other = dataclasses.replace(other, field=cfg.field, sim=cfg.sim)
         issues: list[ConfigIssue] = []
         plausible.check_start(other, issues)
-        errors = [i for i in issues if not i.warning]
-        if errors:
+        if errors := _errors(issues):
             raise ConfigError(str(path), [dataclasses.replace(
                 i, message=f"{i.message} (on the field of {source})") for i in errors])
         out[name] = dataclasses.replace(other, warnings=other.warnings + tuple(
@@ -205,8 +208,7 @@ def load_section(cls: type, table: dict[str, Any], source: str = "<section>") ->
     config the way the loader does, defaults and units included). Raises ConfigError."""
     issues: list[ConfigIssue] = []
     out = _build(cls, table, "", issues)
-    errors = [i for i in issues if not i.warning]
-    if errors:
+    if errors := _errors(issues):
         raise ConfigError(source, errors)
     return out
 
@@ -402,7 +404,7 @@ def _expected(spec: Spec) -> str:
 
 
 MAX_TEXT = 1024
-"""Characters of a string value at most (names, paths, addresses, quantities)."""
+"""Characters of a string value at most (names, paths, addresses; a quantity: 100)."""
 MAX_CONTROLLERS = 8
 """Controllers in one `hal` or `followers` list at most (a motor output drives 8 motors)."""
 MAX_POINTS = 64
@@ -428,8 +430,9 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
         issues.append(ConfigIssue(path, f"{excerpt(value)} contains a control character "
                                         f"({where})"))
         return None
-    if isinstance(value, str) and len(value) > MAX_TEXT:
-        issues.append(ConfigIssue(path, f"{excerpt(value)} is too long (at most {MAX_TEXT} "
+    longest = units.MAX_LENGTH if spec.kind in ("quantity", "position", "unit") else MAX_TEXT
+    if isinstance(value, str) and len(value) > longest:
+        issues.append(ConfigIssue(path, f"{excerpt(value)} is too long (at most {longest} "
                                         "characters)"))
         return None
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _TOML_INT:

@@ -109,7 +109,7 @@ def test_a_200_kb_unit_string_is_echoed_as_a_short_excerpt(tmp_path):
     took = time.monotonic() - started
     assert code == 2
     line = next(x for x in err.splitlines() if "robot.mass" in x)
-    assert "… (200003 characters) is too long (at most 1024 characters)" in line
+    assert "… (200003 characters) is too long (at most 100 characters)" in line
     assert len(line) < 200 + len(str(path)), line
     assert took < 30, f"pint was handed the whole string ({took:.0f} s)"
 
@@ -227,3 +227,16 @@ def test_a_long_unknown_key_is_echoed_as_a_short_excerpt(length):
     with pytest.raises(ConfigError) as err:
         loads(KITBOT.replace("[gyro]", f'[gyro]\n"{"k" * length}" = 1'))
     assert all(len(line) < 400 for line in str(err.value).splitlines()), str(err.value)[:600]
+
+
+def test_another_robot_must_start_on_this_files_field(tmp_path):
+    main = tmp_path / "main.toml"
+    other = tmp_path / "other.toml"
+    other.write_text(KITBOT)  # starts at (2 m, 4 m)
+    main.write_text(with_change("restitution = 0.2", 'restitution = 0.2\nwidth = "3 m"',
+                                'y = "4 m"', 'y = "1 m"')
+                    + '\n[robots.other]\nconfig = "other.toml"\n')
+    code, err = cli("check", str(main))
+    assert code == 2, err
+    assert (f"{other}: robot.start.y: 4 m is off the field: the robot's centre must be within "
+            f"0 .. 3 m (on the field of {main})") in err, err

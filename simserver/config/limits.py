@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import math
 
-LB = 0.45359237  # kg per pound
 INCH = 0.0254  # m per inch
 DEG = math.pi / 180.0  # rad per degree
-TURN = 2.0 * math.pi  # rad per revolution
 PSI = 6894.757293168361  # Pa per lbf/in²
 MS = 1e-3  # s per millisecond
 
@@ -24,8 +22,9 @@ HEAVIEST_FRC_ROBOT = 70.0  # kg, 154 lb
 HEAVIEST_ROBOT = 100.0  # kg (220 lb, 1.4 times the heaviest legal robot)
 LIGHTEST_ROBOT = 0.1  # kg: a Romi or an XRP weighs a few hundred grams
 
-# Outline: a Romi is 0.17 m across; an FRC frame perimeter is at most 120 in (R101), which
-# with bumpers of up to about 4.5 in a side gives an outline perimeter of up to about 156 in.
+# Outline: a Romi is 0.17 m across; an FRC frame perimeter is at most 120 in (R101, the largest
+# of recent games), which with bumpers of up to about 4.5 in a side gives an outline perimeter
+# of up to about 156 in.
 SMALLEST_ROBOT = 0.1  # m, length or width
 LARGEST_ROBOT = 3.0  # m, length or width
 FRC_OUTLINE_PERIMETER = 156.0 * INCH
@@ -38,12 +37,12 @@ USUAL_FIELD = (4.0, 20.0)  # m: a quarter field to a little more than a full one
 # Wheels from a Romi's 70 mm to 8 in pneumatics; FRC drive wheels are 3 to 8 in.
 SMALLEST_WHEEL = 0.02  # m diameter
 LARGEST_WHEEL = 0.5  # m diameter
-USUAL_WHEEL = (2.0 * INCH, 8.0 * INCH)
 
-# Gear reductions: the catalog's motors spin at 550-20,000 rpm; FRC drivetrains reduce 4:1 to
-# 20:1 (a Romi's gearbox is 120:1), arms up to a few hundred to one.
+# Gear reductions: the catalog's motors spin free at 150 (the Romi's, gearbox included) to
+# 19,000 rpm; FRC drivetrains reduce 4:1 to 20:1, arms up to a few hundred to one. Whether a
+# drivetrain's reduction is usual depends on its motor and wheel: simserver.config.plausible
+# warns on the free speed they give.
 DRIVE_GEARING = (0.5, 200.0)
-USUAL_DRIVE_GEARING = (3.0, 30.0)
 MECHANISM_GEARING = (0.05, 2000.0)
 
 # Positions on and off the robot.

@@ -66,13 +66,15 @@ class SimConfig:
     substep: float = quantity(
         "5 ms", "time", "Fixed physics substep. Every model advances by exactly this much. "
         f"A tick is at most {MAX_SUBSTEPS_PER_TICK} substeps, so that it finishes (and Ctrl-C "
-        "is handled) in bounded time.",
+        "is handled) in bounded time. Above 10 ms, contacts and controller ramps, resolved "
+        "once a substep, get coarse.",
         minimum=SMALLEST_SUBSTEP, maximum=50 * MS, usual=(None, 10 * MS),
     )
     tick: float = quantity(
         "10 ms", "time",
         "Input-read / publish period: inputs are sampled, the world advances by whole substeps, "
-        "then one snapshot is published and flushed. Rounded to a whole number of substeps.",
+        "then one snapshot is published and flushed. Rounded to a whole number of substeps. "
+        "Above 100 ms a robot program (a loop every 20 ms) reads sensors several loops old.",
         minimum=SMALLEST_SUBSTEP, maximum=1.0, usual=(None, 100 * MS),
     )
     seed: int = integer(0, "Seed of the random generator behind every noise source.", minimum=0)
@@ -115,7 +117,9 @@ class BridgeConfig:
     timeout: float = quantity(
         "10 s", "time", "How long either side waits for the other's next message before "
         "failing (lock-step) or detaching (real time: simserver sets the motors to 0 and "
-        "waits for the program again).", minimum=0.1, maximum=3600.0, usual=(0.5, None))
+        "waits for the program again). Below 0.5 s a pause of the other process (a garbage "
+        "collection, a slow machine) detaches it.", minimum=0.1, maximum=3600.0,
+        usual=(0.5, None))
 
 
 @dataclass(frozen=True)
@@ -189,8 +193,8 @@ class RobotConfig:
         minimum=LIGHTEST_ROBOT, maximum=HEAVIEST_ROBOT, usual=(None, HEAVIEST_FRC_ROBOT))
     length: float = quantity(
         "32 in", "length", "Outline along x (front to back), bumpers included. A warning when "
-        f"the outline's perimeter exceeds {FRC_OUTLINE_PERIMETER / INCH:g} in (the FRC frame "
-        "perimeter limit, 120 in, plus bumpers).",
+        f"the outline's perimeter exceeds {FRC_OUTLINE_PERIMETER / INCH:g} in (R101's largest "
+        "frame perimeter of recent games, 120 in, plus bumpers).",
         minimum=SMALLEST_ROBOT, maximum=LARGEST_ROBOT)
     width: float = quantity(
         "28 in", "length", "Outline along y (side to side), bumpers included.",

@@ -26,6 +26,7 @@ from simserver.models.differential import (
 )
 from simserver.models.mechanisms import Arm, Elevator, LinearMotion, MotorDrive, Rotary
 from simserver.models.motor import motor_by_name
+from simserver.textcheck import excerpt
 
 
 def _differential(name: str, dt: DrivetrainConfig, cfg: Config) -> DifferentialDrive:
@@ -414,7 +415,8 @@ def _check_motors(cfg: Config, refs: list[tuple[str, str]]) -> list[tuple[str, s
     seen: dict[str, str] = {}
     for key, name in refs:
         if name in seen:
-            out.append((key, f"motor {name!r} is already used by drivetrain.{seen[name]}"))
+            out.append((key, f"motor {excerpt(name)} is already used by "
+                                  f"drivetrain.{seen[name]}"))
         seen.setdefault(name, key)
     return out
 

@@ -26,11 +26,19 @@ def _setup_logging(verbose: int, quiet: bool) -> None:
     logging.getLogger("nt").setLevel(logging.DEBUG if verbose > 1 else logging.WARNING)
 
 
+def _warn(cfg: Config) -> None:
+    """Show the unusual values a config loaded with, one line each, as errors are shown."""
+    for line in cfg.warnings:
+        click.echo(line, err=True)
+
+
 def _load(config: str | None) -> Config:
     from simserver.config.loader import ConfigError, load, load_default
 
     try:
-        return load(config) if config else load_default()
+        cfg = load(config) if config else load_default()
+        _warn(cfg)
+        return cfg
     except ConfigError as exc:
         for issue in exc.issues:
             click.echo(issue.render(exc.source), err=True)
@@ -375,6 +383,7 @@ def check(configs: tuple[str, ...]) -> None:
     for path in configs:
         try:
             cfg = load(path)
+            _warn(cfg)
             World(cfg)  # builds every model, as `run` will; nothing is started
         except ConfigError as exc:
             bad += 1

@@ -8,12 +8,15 @@ Nothing in a physics step carries a pint Quantity; this module is the only place
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
 import pint
+
+from simserver.textcheck import control_character, excerpt
 
 # Dimension name -> (pint dimensionality, SI unit used inside simserver).
 DIMENSIONS: dict[str, tuple[str, str]] = {
@@ -41,6 +44,22 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
 }
 
 
+# Units ranges are shown in where SI is not what people write: (unit, SI per unit).
+_DISPLAY = {
+    "angle": ("deg", math.pi / 180.0),
+    "angular speed": ("deg/s", math.pi / 180.0),
+    "angular acceleration": ("deg/s^2", math.pi / 180.0),
+    "volume": ("L", 1e-3),
+    "pressure": ("psi", 6894.757293168361),
+}
+
+
+def display_unit(dimension: str) -> tuple[str, float]:
+    """The unit a range of ``dimension`` is shown in, and SI per that unit
+    (``("deg", 0.01745...)`` for an angle, ``("m", 1.0)`` for a length)."""
+    return _DISPLAY.get(dimension, (DIMENSIONS[dimension][1], 1.0))
+
+
 _ANGLE_UNITS = {
     "radian", "degree", "revolution", "rotation", "turn", "arcminute", "arcsecond", "gradian",
     "milliradian",
@@ -58,12 +77,28 @@ _POWER_CHAIN = re.compile(r"(\*\*|\^)\s*\(?\s*[\w.+-]+\s*\)?\s*(\*\*|\^)")
 _EXPONENT = re.compile(r"(?:\*\*|\^)\s*\(?\s*[+-]?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")
 
 
+# pint's parser is superlinear in the length of its input: a 200 kB string took minutes.
+MAX_LENGTH = 100
+"""Characters of a quantity or unit string pint is given at most."""
+
+
+def _refuse_unreadable(text: str) -> None:
+    """Refuse, before pint sees it, text that is too long, holds a control character (pint
+    would skip a NUL: "60\\x00 lb" read as 60 lb) or a power too large to compute."""
+    if len(text) > MAX_LENGTH:
+        raise UnitError(f"{excerpt(text)} is too long (at most {MAX_LENGTH} characters)")
+    where = control_character(text)
+    if where is not None:
+        raise UnitError(f"{excerpt(text)} contains a control character ({where})")
+    _refuse_huge_powers(text)
+
+
 def _refuse_huge_powers(text: str) -> None:
     if _POWER_CHAIN.search(text):
-        raise UnitError(f"{text!r}: chained powers are not supported")
+        raise UnitError(f"{excerpt(text)}: chained powers are not supported")
     for m in _EXPONENT.finditer(text):
         if float(m.group(1)) > MAX_EXPONENT:
-            raise UnitError(f"{text!r}: exponent {m.group(1)} is too large")
+            raise UnitError(f"{excerpt(text)}: exponent {m.group(1)} is too large")
 
 
 @cache
@@ -106,11 +141,11 @@ def example(dimension: str, magnitude: object = 1) -> str:
 def parse(text: str, dimension: str) -> Parsed:
     """Parse ``text`` as a quantity of ``dimension`` (a key of DIMENSIONS)."""
     if isinstance(text, str):
-        _refuse_huge_powers(text)
+        _refuse_unreadable(text)
     try:
         return _parse(text, dimension)
     except ArithmeticError as exc:  # pint's arithmetic overflowed ("kg**1e9", "10**400 kg")
-        raise UnitError(f"cannot use {text!r} ({exc.__class__.__name__})") from None
+        raise UnitError(f"cannot use {excerpt(text)} ({exc.__class__.__name__})") from None
 
 
 def _parse(text: str, dimension: str) -> Parsed:
@@ -122,19 +157,22 @@ def _parse(text: str, dimension: str) -> Parsed:
     try:
         q: Any = ureg.Quantity(text.strip())
     except Exception as exc:  # pint raises many types for bad text
-        raise UnitError(f"cannot parse {text!r} as a quantity ({exc.__class__.__name__})") from None
+        raise UnitError(f"cannot parse {excerpt(text)} as a quantity "
+                        f"({exc.__class__.__name__})") from None
     if not isinstance(q, ureg.Quantity):
         q = ureg.Quantity(q)
     is_angle = q.dimensionless and str(q.units) in _ANGLE_UNITS
     if dimension == "angle":
         if not is_angle:
             found = "has no unit" if q.dimensionless else f"is {article(_describe(q))}"
-            raise UnitError(f"{text!r} {found}: expected an angle such as {example('angle')}")
+            raise UnitError(f"{excerpt(text)} {found}: expected an angle such as "
+                            f"{example('angle')}")
     elif q.dimensionless:
         found = "is an angle" if is_angle else "has no unit"
-        raise UnitError(f"{text!r} {found}: expected {wanted}, such as {example(dimension)}")
+        raise UnitError(f"{excerpt(text)} {found}: expected {wanted}, such as "
+                        f"{example(dimension)}")
     elif str(q.dimensionality) != str(ureg.Quantity(1, si_unit).dimensionality):
-        raise UnitError(f"{text!r} is {article(_describe(q))}, expected {wanted} "
+        raise UnitError(f"{excerpt(text)} is {article(_describe(q))}, expected {wanted} "
                         f"(for example {example(dimension)})")
     return Parsed(value=float(q.to(si_unit).magnitude), unit=str(q.units))
 
@@ -153,7 +191,7 @@ def unit_kind(text: str) -> str:
     """
     if text.strip() in ("tick", "ticks"):
         return "ticks"
-    _refuse_huge_powers(text)
+    _refuse_unreadable(text)
     ureg = registry()
     try:
         u = ureg.Unit(text.strip())
@@ -162,8 +200,8 @@ def unit_kind(text: str) -> str:
         if u.dimensionless and str(u) in _ANGLE_UNITS:
             return "angle"
     except Exception:
-        raise UnitError(f"unknown unit {text!r}") from None
-    raise UnitError(f"{text!r} is neither a length, an angle nor ticks")
+        raise UnitError(f"unknown unit {excerpt(text)}") from None
+    raise UnitError(f"{excerpt(text)} is neither a length, an angle nor ticks")
 
 
 def unit_scale(text: str) -> float:

@@ -41,7 +41,7 @@ def test_check_reports_every_problem_with_file_and_key_and_exits_2(tmp_path):
                     'track_width = "26 kg"\n')
     code, _, err = run_cli("check", str(path))
     assert code == 2
-    assert f"{path}: robot.mass: must be > 0 kg" in err
+    assert f"{path}: robot.mass: must be 0.1 ≤ value ≤ 100 kg" in err
     assert f"{path}: drivetrain.whel_diameter: unknown key; did you mean 'wheel_diameter'?" in err
     assert f"{path}: drivetrain.track_width: '26 kg' is a mass, expected a length" in err
 

@@ -66,6 +66,8 @@ def loadExtension() -> None:
         for issue in exc.issues:
             _say(issue.render(exc.source))
         raise SystemExit(2) from None
+    for line in cfg.warnings:
+        _say(line)
     bridge = Bridge(cfg)
     direction = DirectionWatch(cfg)
     link = NtLink(bridge)

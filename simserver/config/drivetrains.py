@@ -4,8 +4,22 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from simserver.config.fields import choice, number, optional_quantity, quantity, table, text
+from simserver.config.limits import (
+    DRIVE_GEARING,
+    INCH,
+    LARGEST_ROBOT,
+    LARGEST_WHEEL,
+    ROBOT_REACH,
+    SMALLEST_WHEEL,
+)
+
+WHEEL: dict[str, Any] = {"minimum": SMALLEST_WHEEL, "maximum": LARGEST_WHEEL,
+                         "usual": (None, 8 * INCH)}
+GEARING: dict[str, Any] = {"minimum": DRIVE_GEARING[0], "maximum": DRIVE_GEARING[1]}
+WHEEL_INERTIA: dict[str, Any] = {"minimum": 1e-5, "maximum": 1.0, "usual": (None, 0.1)}
 
 HOLONOMIC_FIDELITIES = ("kinematic", "physical")
 
@@ -15,8 +29,11 @@ class SwerveModuleConfig:
     """One swerve module (`[drivetrain.modules.<name>]`): where it sits and which motor
     outputs drive and steer it. Modules are listed (and published) in file order."""
 
-    x: float = quantity(None, "length", "Module centre from the robot centre, forward positive.")
-    y: float = quantity(None, "length", "Module centre from the robot centre, left positive.")
+    x: float = quantity(None, "length", "Module centre from the robot centre, forward positive "
+                        "(a warning outside the robot's outline).", minimum=-ROBOT_REACH,
+                        maximum=ROBOT_REACH)
+    y: float = quantity(None, "length", "Module centre from the robot centre, left positive.",
+                        minimum=-ROBOT_REACH, maximum=ROBOT_REACH)
     drive: str = text(None, "Motor (in [motors]) turning the wheel.")
     steer: str = text(None, "Motor (in [motors]) turning the module (azimuth).")
 
@@ -31,11 +48,12 @@ class SwerveConfig:
 
     fidelity: str = choice("physical", HOLONOMIC_FIDELITIES,
                            "Model level: `physical` (forces, traction, slip) or `kinematic`.")
-    wheel_diameter: float = quantity("4 in", "length", "Drive wheel diameter.", positive=True)
+    wheel_diameter: float = quantity("4 in", "length", "Drive wheel diameter.", **WHEEL)
     drive_gearing: float = number(6.75, "Reduction from drive motor to wheel (6.75 for an "
-                                  "SDS MK4i L2).", positive=True)
+                                  "SDS MK4i L2). A warning when the wheels' free speed it gives "
+                                  "is outside 0.3-8 m/s.", **GEARING)
     steer_gearing: float = number(150 / 7, "Reduction from steer motor to module azimuth "
-                                  "(150/7 ≈ 21.43 for an MK4i).", positive=True)
+                                  "(150/7 ≈ 21.43 for an MK4i).", minimum=1.0, maximum=200.0)
     coupling_ratio: float = number(
         0.0, "Drive motor turns per module azimuth turn with the wheel held still: in a "
         "coaxial module the azimuth's turning rolls the drive gears, so the drive motor's "
@@ -48,28 +66,28 @@ class SwerveConfig:
         "0.005 kg*m^2", "moment of inertia",
         "Inertia turning with the wheel, seen at the wheel: wheel, gears and the drive motor's "
         "rotor (rotor inertia × gearing²; a Kraken X60 at 6.75:1 adds about 0.004 kg·m²).",
-        positive=True)
+        **WHEEL_INERTIA)
     steer_inertia: float = quantity(
         "0.004 kg*m^2", "moment of inertia",
         "Inertia turning with the module about its steering axis, rotor included.",
-        positive=True)
+        **WHEEL_INERTIA)
     friction: float = number(
         1.1, "Tire friction coefficient μ (traction limit per module: μ·mass·g / modules). "
         "Typical planning values on carpet: Colson 1.0, blue nitrile 1.2, neoprene 1.3 "
-        "(±20 %: measure yours).", positive=True, maximum=3.0)
+        "(±20 %: measure yours).", minimum=0.01, maximum=3.0)
     scrub_damping: float = quantity(
         "5000 N*s/m", "damping",
         "Sideways force of a module per m/s of sideways slip, until it reaches the traction "
         "limit (a tire's lateral compliance; an estimate: full friction at a few cm/s of slip). "
         "0 makes the sideways contact rigid: exact no-slip rolling, but modules even slightly "
         "off a common centre of rotation (a steering loop's lag) then bind and skid.",
-        minimum=0.0)
+        minimum=0.0, maximum=1e6)
     max_speed: float | None = optional_quantity(
         "speed", "`kinematic` only: wheel speed at full duty. Default: the drive motor's free "
-        "speed at the wheel.", positive=True)
+        "speed at the wheel.", minimum=0.01, maximum=20.0, usual=(None, 8.0))
     max_steer_rate: float | None = optional_quantity(
         "angular speed", "`kinematic` only: azimuth rate at full duty. Default: the steer motor's "
-        "free speed through steer_gearing.", positive=True)
+        "free speed through steer_gearing.", minimum=0.1, maximum=200.0)
     modules: dict[str, SwerveModuleConfig] = table(
         "The modules by name, in the order wpimath kinematics and the published module states "
         "use (front-left, front-right, back-left, back-right is the usual one).")
@@ -87,20 +105,23 @@ class MecanumConfig:
     front_right: str = text("front_right", "Motor (in [motors]) of the front-right wheel.")
     rear_left: str = text("rear_left", "Motor (in [motors]) of the rear-left wheel.")
     rear_right: str = text("rear_right", "Motor (in [motors]) of the rear-right wheel.")
-    track_width: float = quantity("22 in", "length", "Left to right wheel distance.",
-                                  positive=True)
-    wheelbase: float = quantity("20 in", "length", "Front to rear wheel distance.",
-                                positive=True)
-    wheel_diameter: float = quantity("6 in", "length", "Wheel diameter.", positive=True)
-    gearing: float = number(10.71, "Reduction from motor to wheel.", positive=True)
+    track_width: float = quantity("22 in", "length", "Left to right wheel distance (a warning "
+                                  "when wider than the robot).", minimum=0.05,
+                                  maximum=LARGEST_ROBOT)
+    wheelbase: float = quantity("20 in", "length", "Front to rear wheel distance (a warning "
+                                "when longer than the robot).", minimum=0.05,
+                                maximum=LARGEST_ROBOT)
+    wheel_diameter: float = quantity("6 in", "length", "Wheel diameter.", **WHEEL)
+    gearing: float = number(10.71, "Reduction from motor to wheel. A warning when the wheels' "
+                            "free speed it gives is outside 0.3-8 m/s.", **GEARING)
     wheel_inertia: float = quantity(
         "0.01 kg*m^2", "moment of inertia", "Inertia turning with each wheel, seen at the wheel, "
-        "rotor included (rotor inertia × gearing²).", positive=True)
+        "rotor included (rotor inertia × gearing²).", **WHEEL_INERTIA)
     friction: float = number(
         0.7, "Friction coefficient μ at the rollers, along the roller-perpendicular direction "
-        "(traction limit per wheel: μ·mass·g / 4).", positive=True, maximum=3.0)
+        "(traction limit per wheel: μ·mass·g / 4).", minimum=0.01, maximum=3.0)
     max_speed: float | None = optional_quantity(
         "speed", "`kinematic` only: wheel speed at full duty (pyfrc's `speed`). Default: the "
-        "motor's free speed at the wheel.", positive=True)
+        "motor's free speed at the wheel.", minimum=0.01, maximum=20.0, usual=(None, 8.0))
     deadzone: float = number(0.0, "`kinematic` only: pyfrc linear_deadzone width.",
                              minimum=0.0, maximum=0.99)

@@ -36,19 +36,54 @@ class Spec:
     exclusive_minimum: bool = False
     choices: tuple[str, ...] = ()
     optional: bool = False
+    usual_minimum: float | None = None
+    usual_maximum: float | None = None
+    or_zero: bool = False  # 0 (off) is allowed besides minimum .. maximum
 
-    def range_text(self, unit: str = "") -> str:
-        """Human description of the allowed range, e.g. ``> 0 m`` or ``0 .. 1``."""
-        suffix = f" {unit}" if unit else ""
+    def range_text(self, unit: str = "", per: float = 1.0) -> str:
+        """Human description of the allowed range, e.g. ``> 0 m`` or ``0 .. 1``; bounds are
+        divided by ``per`` (SI per ``unit``: degrees for an angle in radians)."""
+        text = _range(self.minimum, self.maximum, self.exclusive_minimum, unit, per)
+        return f"0 or {text}" if self.or_zero else text
+
+    def usual_text(self, unit: str = "", per: float = 1.0) -> str:
+        """The usual range (values outside it load with a warning), like ``range_text``."""
+        return _range(self.usual_minimum, self.usual_maximum, False, unit, per)
+
+    def refused(self, value: float) -> bool:
+        """Whether ``value`` (SI) is outside the allowed range."""
         lo, hi = self.minimum, self.maximum
-        if lo is not None and hi is not None:
-            op = "<" if self.exclusive_minimum else "≤"
-            return f"{_num(lo)} {op} value ≤ {_num(hi)}{suffix}"
-        if lo is not None:
-            return f"{'>' if self.exclusive_minimum else '≥'} {_num(lo)}{suffix}"
-        if hi is not None:
-            return f"≤ {_num(hi)}{suffix}"
-        return ""
+        if self.or_zero and value == 0.0:
+            return False
+        if self.exclusive_minimum and lo is not None and value <= lo:
+            return True
+        return _outside(value, lo, hi)
+
+    def unusual(self, value: float) -> bool:
+        """Whether ``value`` (SI) is outside the usual range."""
+        return _outside(value, self.usual_minimum, self.usual_maximum)
+
+
+# Relative slack on bounds: "120 psi" converted by pint and a bound of 120 * PSI may differ in
+# the last bit.
+_SLACK = 1e-9
+
+
+def _outside(value: float, lo: float | None, hi: float | None) -> bool:
+    return (lo is not None and value < lo - _SLACK * abs(lo)) or (
+        hi is not None and value > hi + _SLACK * abs(hi))
+
+
+def _range(lo: float | None, hi: float | None, exclusive: bool, unit: str, per: float) -> str:
+    suffix = f" {unit}" if unit else ""
+    if lo is not None and hi is not None:
+        op = "<" if exclusive else "≤"
+        return f"{_num(lo / per)} {op} value ≤ {_num(hi / per)}{suffix}"
+    if lo is not None:
+        return f"{'>' if exclusive else '≥'} {_num(lo / per)}{suffix}"
+    if hi is not None:
+        return f"≤ {_num(hi / per)}{suffix}"
+    return ""
 
 
 def _num(x: float) -> str:
@@ -62,6 +97,20 @@ def _field(spec: Spec, default: Any = None) -> Any:
     return dataclasses.field(default=default, metadata={"spec": spec})
 
 
+Usual = tuple[float | None, float | None]
+"""A usual range (minimum, maximum; None: open), in SI: values outside it load with a warning."""
+
+
+def _bounds(minimum: float | None, maximum: float | None, positive: bool,
+            usual: Usual, or_zero: bool = False) -> dict[str, Any]:
+    """Spec keywords of a range: ``positive`` without a ``minimum`` means > 0; ``or_zero``
+    allows 0 (off) besides ``minimum`` .. ``maximum``."""
+    open_zero = positive and minimum is None
+    return {"minimum": 0.0 if open_zero else minimum, "maximum": maximum,
+            "exclusive_minimum": open_zero, "usual_minimum": usual[0],
+            "usual_maximum": usual[1], "or_zero": or_zero}
+
+
 def quantity(
     default: str | None,
     dimension: str,
@@ -70,43 +119,38 @@ def quantity(
     minimum: float | None = None,
     maximum: float | None = None,
     positive: bool = False,
+    usual: Usual = (None, None),
+    or_zero: bool = False,
 ) -> Any:
-    """A physical value written as a string with a unit (``"6 in"``), stored as an SI float."""
-    spec = Spec(
-        "quantity",
-        doc,
-        default=default,
-        required=default is None,
-        dimension=dimension,
-        minimum=0.0 if positive else minimum,
-        maximum=maximum,
-        exclusive_minimum=positive,
-    )
+    """A physical value written as a string with a unit (``"6 in"``), stored as an SI float.
+    Values outside ``minimum`` .. ``maximum`` (SI) are refused (but 0 when ``or_zero``: a
+    value that can be off), values outside ``usual`` load with a warning."""
+    spec = Spec("quantity", doc, default=default, required=default is None,
+                dimension=dimension, **_bounds(minimum, maximum, positive, usual, or_zero))
     return _field(spec)
 
 
-def position_quantity(default: str | None, doc: str) -> Any:
+def position_quantity(default: str | None, doc: str, *, minimum: float, maximum: float) -> Any:
     """A length or an angle (which one is checked against what it refers to); stored as
-    ``(kind, SI value)`` with kind "length" or "angle"."""
-    return _field(Spec("position", doc, default=default, required=default is None))
+    ``(kind, SI value)`` with kind "length" or "angle"; the SI value (m or rad) must lie in
+    ``minimum`` .. ``maximum``."""
+    return _field(Spec("position", doc, default=default, required=default is None,
+                       minimum=minimum, maximum=maximum))
 
 
-def points(doc: str) -> Any:
+def points(doc: str, *, minimum: float, maximum: float) -> Any:
     """A polygon: a list of [x, y] points, each coordinate a length string; stored as a tuple of
-    (x m, y m)."""
-    return _field(Spec("points", doc, required=True))
+    (x m, y m); each coordinate must lie in ``minimum`` .. ``maximum`` (m)."""
+    return _field(Spec("points", doc, required=True, dimension="length", minimum=minimum,
+                       maximum=maximum))
 
 
-def optional_quantity(dimension: str, doc: str, *, positive: bool = False) -> Any:
-    """A physical value that may be left out (then None)."""
-    spec = Spec(
-        "quantity",
-        doc,
-        default=None,
-        dimension=dimension,
-        minimum=0.0 if positive else None,
-        exclusive_minimum=positive,
-    )
+def optional_quantity(dimension: str, doc: str, *, minimum: float | None = None,
+                      maximum: float | None = None, positive: bool = False,
+                      usual: Usual = (None, None)) -> Any:
+    """A physical value that may be left out (then None); ranges as for ``quantity``."""
+    spec = Spec("quantity", doc, default=None, dimension=dimension,
+                **_bounds(minimum, maximum, positive, usual))
     return _field(spec, None)
 
 
@@ -118,25 +162,20 @@ def number(
     maximum: float | None = None,
     positive: bool = False,
     optional: bool = False,
+    usual: Usual = (None, None),
 ) -> Any:
-    """A plain (unitless) number; ``optional`` ones may be left out (then None)."""
-    spec = Spec(
-        "number",
-        doc,
-        default=default,
-        required=default is None and not optional,
-        minimum=0.0 if positive else minimum,
-        maximum=maximum,
-        exclusive_minimum=positive,
-    )
+    """A plain (unitless) number; ``optional`` ones may be left out (then None). Ranges as for
+    ``quantity``."""
+    spec = Spec("number", doc, default=default, required=default is None and not optional,
+                **_bounds(minimum, maximum, positive, usual))
     return _field(spec)
 
 
 def integer(default: int | None, doc: str, *, minimum: int | None = None,
-            maximum: int | None = None) -> Any:
+            maximum: int | None = None, usual: Usual = (None, None)) -> Any:
     """A whole number."""
     spec = Spec("integer", doc, default=default, required=default is None,
-                minimum=minimum, maximum=maximum)
+                **_bounds(minimum, maximum, False, usual))
     return _field(spec)
 
 
@@ -204,9 +243,9 @@ def models(role: str, doc: str) -> Any:
     return _field(Spec("models", doc, choices=(role,)), {})
 
 
-def derived(doc: str) -> Any:
+def derived(doc: str, default: Any = None) -> Any:
     """A value the loader fills in (not a key of the file)."""
-    return _field(Spec("derived", doc))
+    return _field(Spec("derived", doc), default)
 
 
 def spec_of(field: dataclasses.Field[Any]) -> Spec:

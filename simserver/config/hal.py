@@ -40,6 +40,8 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
+from simserver.textcheck import excerpt
+
 ROLES: dict[str, tuple[str, ...]] = {
     "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),
     "encoder": ("encoder", "talonfx", "cancoder", "sparkmax", "sparkflex", "analog",
@@ -114,7 +116,7 @@ def parse(text: str, role: str) -> HalAddress:
     kind = kind.strip().lower()
     if kind not in kinds:
         hint = difflib.get_close_matches(kind, kinds, n=1)
-        msg = f"unknown {role} device kind {kind!r}"
+        msg = f"unknown {role} device kind {excerpt(kind)}"
         msg += f"; did you mean {hint[0]!r}?" if hint else ""
         raise HalAddressError(f"{msg} (expected one of {examples(role)})")
     if inverted and kind != "dio":
@@ -135,13 +137,14 @@ def parse(text: str, role: str) -> HalAddress:
         ports = SPARK_PORTS.get(kind, ()) if role == "encoder" else ()
         if port not in ports:
             raise HalAddressError(
-                f"{kind}:N/{port} is not an encoder port" + (
+                f"{kind}:N/{excerpt(port)[1:-1]} is not an encoder port" + (
                     f": a {kind} has " + ", ".join(f'"{kind}:N/{p}"' for p in ports) +
                     f' besides its relative encoder "{kind}:N"' if ports else ""))
     if not sep or not (rest.isascii() and rest.isdigit()):
-        raise HalAddressError(f'expected "{kind}:N" with a channel number N, got {text!r}')
-    channel = int(rest)
+        raise HalAddressError(f'expected "{kind}:N" with a channel number N, got '
+                              f'{excerpt(text)}')
     top = CHANNEL_MAX.get(kind, 62)  # CAN ids are 0..62
-    if channel > top:
-        raise HalAddressError(f"{kind} channels are 0..{top}, got {channel}")
+    if len(rest) > 6 or int(rest) > top:
+        raise HalAddressError(f"{kind} channels are 0..{top}, got {excerpt(rest)[1:-1]}")
+    channel = int(rest)
     return HalAddress(kind, channel, inverted=inverted, port=port)

@@ -9,23 +9,28 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import os
 import re
+import stat
 import sys
 import types
 import typing
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from simserver import units
-from simserver.config import hal
+from simserver.config import hal, plausible
 from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.fields import ABSENT_MODEL, Spec, spec_of
+from simserver.config.issues import ConfigError, ConfigIssue
 from simserver.config.model import Config, MechanismSection
+from simserver.config.tomlshape import TomlShapeError, check_shape
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.registry import registry
+from simserver.textcheck import control_character, excerpt
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -33,28 +38,10 @@ else:  # Python 3.10: tomli, the package the standard library's tomllib came fro
     import tomli as tomllib
 
 DEFAULT_CONFIG_NAME = "kitbot.toml"
-_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]+$")
-
-
-@dataclass(frozen=True)
-class ConfigIssue:
-    """One problem found in a config file."""
-
-    path: str
-    message: str
-
-    def render(self, source: str) -> str:
-        where = f"{source}: {self.path}" if self.path else source
-        return f"{where}: {self.message}"
-
-
-class ConfigError(Exception):
-    """A configuration that cannot be used; ``issues`` lists every problem found."""
-
-    def __init__(self, source: str, issues: list[ConfigIssue]):
-        self.source = source
-        self.issues = issues
-        super().__init__("\n".join(i.render(source) for i in issues))
+_NAME_RE = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
+MAX_FILE_BYTES = 1 << 20
+"""Largest config file read (1 MiB; a full robot's config is a few kB)."""
+_TOML_INT = 2**63  # TOML integers are 64-bit signed
 
 
 def default_config_text() -> str:
@@ -67,67 +54,152 @@ def load_default() -> Config:
     return loads(default_config_text(), source=f"<bundled {DEFAULT_CONFIG_NAME}>")
 
 
+_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+               (stat.S_ISSOCK, "a socket"))
+
+
 def _read(path: str | Path) -> str:
-    """The text of a TOML file; ConfigError naming the file if it cannot be read."""
-    try:
-        return Path(path).read_text(encoding="utf-8")
+    """The text of a TOML file; ConfigError naming the file if it cannot be read. Only a
+    regular file of at most MAX_FILE_BYTES is read: a FIFO would block, /dev/zero never ends."""
+    source = str(path)
+
+    def fail(message: str) -> ConfigError:
+        return ConfigError(source, [ConfigIssue("", message)])
+
+    try:  # non-blocking: opening a FIFO nobody writes to returns at once
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except FileNotFoundError:
-        raise ConfigError(str(path), [ConfigIssue("", "file not found")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(str(path), [ConfigIssue("", f"cannot read: {exc}")]) from None
+        raise fail("file not found") from None
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = next((what for test, what in _FILE_KINDS if test(mode)), "not a file")
+            raise fail(f"is {kind}, not a regular file: give the path of a TOML file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_FILE_BYTES and (chunk := os.read(fd, MAX_FILE_BYTES + 1 - size)):
+            chunks.append(chunk)
+            size += len(chunk)
+        data = b"".join(chunks)
+    except OSError as exc:
+        raise fail(f"cannot read: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
+    if len(data) > MAX_FILE_BYTES:
+        raise fail(f"larger than {MAX_FILE_BYTES // 1024} KiB: not a simserver config")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise fail(f"cannot read: not UTF-8 text (byte {exc.start + 1})") from None
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:
-    """TOML text as a table; ConfigError naming ``source`` on a syntax error."""
+    """TOML text as a table; ConfigError naming ``source`` on a syntax error or a structure
+    tomllib cannot take (nesting too deep for its recursion, an integer too long)."""
     try:
+        check_shape(text)
         return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except TomlShapeError as exc:
+        raise ConfigError(source, [ConfigIssue("", f"not usable TOML: {exc}")]) from None
+    except ValueError as exc:  # TOMLDecodeError, or int() of more than 4300 digits
         raise ConfigError(source, [ConfigIssue("", f"not valid TOML: {exc}")]) from None
 
 
 def load(path: str | Path) -> Config:
-    """Load and validate a config file. Raises ConfigError naming the file on any problem."""
-    return loads(_read(path), source=str(path), base=Path(path).parent)
+    """Load and validate a config file. Raises ConfigError naming the file on any problem;
+    problems that do not stop it are in ``Config.warnings``."""
+    return _load_file(Path(path), (), None)
 
 
 def loads(text: str, source: str = "<string>", base: str | Path = ".") -> Config:
     """Validate TOML text. ``source`` names the file in error messages; the files of
     ``[robots]`` are found relative to ``base``."""
+    return _loads(text, source, Path(base), (), None)
+
+
+def _errors(issues: list[ConfigIssue]) -> list[ConfigIssue]:
+    """The issues that stop a file from loading (not the warnings)."""
+    return [i for i in issues if not i.warning]
+
+
+def _load_file(path: Path, chain: tuple[Path, ...], listed_in: str | None) -> Config:
+    return _loads(_read(path), str(path), path.parent, (*chain, path), listed_in)
+
+
+def _loads(text: str, source: str, base: Path, chain: tuple[Path, ...],
+           listed_in: str | None) -> Config:
+    """``loads`` of a file reached through ``chain`` (the files being loaded, this one last);
+    ``listed_in`` names the file whose [robots] lists this one."""
     raw = _parse(text, source)
     issues: list[ConfigIssue] = []
     cfg = _build(Config, raw, "", issues)
-    if not issues:
-        _cross_check(cfg, issues)
-    if issues:
-        raise ConfigError(source, issues)
+    if not _errors(issues):
+        _cross_check(cfg, issues, own_field=listed_in is None)
+    if errors := _errors(issues):
+        raise ConfigError(source, errors)
+    warnings = tuple(i.render(source) for i in issues if i.warning)
     if cfg.robots:
-        base = Path(base)
         robots = {name: dataclasses.replace(
             entry, config=str(base / entry.config),
             inputs=None if entry.inputs is None else str(base / entry.inputs))
             for name, entry in cfg.robots.items()}
         cfg = dataclasses.replace(cfg, robots=robots)
-        cfg = dataclasses.replace(cfg, others=_load_others(cfg, source))
-    return cfg
+        _refuse_cycles(cfg, source, chain)
+        if listed_in is not None:
+            raise ConfigError(source, [ConfigIssue(
+                "robots", f"a robot listed in {listed_in} [robots] cannot list robots itself")])
+        others = _load_others(cfg, source, chain)
+        warnings += tuple(w for other in others.values() for w in other.warnings)
+        cfg = dataclasses.replace(cfg, others=others)
+    return dataclasses.replace(cfg, warnings=warnings)
 
 
-def _load_others(cfg: Config, source: str) -> dict[str, Config]:
+def _refuse_cycles(cfg: Config, source: str, chain: tuple[Path, ...]) -> None:
+    """A [robots] entry naming a file already being loaded (itself, or the file that lists
+    it) would load forever: refuse it, naming the chain of files."""
+    loading = [p.resolve() for p in chain]
+    for name, entry in cfg.robots.items():
+        target = Path(entry.config)
+        if target.resolve() in loading:
+            at = loading.index(target.resolve())
+            names = " → ".join(str(p) for p in (*chain[at:], target))
+            raise ConfigError(source, [ConfigIssue(
+                f"robots.{name}.config", f"names a file already being loaded ({names}): a "
+                "robot's own config cannot list [robots]")])
+
+
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` names a file (False, not OSError, for a name too long to exist)."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
+def _load_others(cfg: Config, source: str, chain: tuple[Path, ...]) -> dict[str, Config]:
     """The configs of the other robots (paths already resolved), each on this config's field
     and clock."""
     out: dict[str, Config] = {}
     for name, entry in cfg.robots.items():
         path = Path(entry.config)
-        if not path.is_file():
+        if not _is_file(path):
             raise ConfigError(source, [ConfigIssue(f"robots.{name}.config",
-                                                   f"no such file: {path}")])
-        other = load(path)
-        if other.robots:
-            raise ConfigError(str(path), [ConfigIssue(
-                "robots", f"a robot listed in {source} [robots] cannot list robots itself")])
-        if entry.inputs is not None and not Path(entry.inputs).is_file():
-            raise ConfigError(source, [ConfigIssue(f"robots.{name}.inputs",
-                                                   f"no such file: {entry.inputs}")])
-        out[name] = dataclasses.replace(other, field=cfg.field, sim=cfg.sim)
+                                                   f"no such file: {excerpt(str(path), 200)}")])
+        other = _load_file(path, chain, source)
+        if entry.inputs is not None and not _is_file(Path(entry.inputs)):
+            raise ConfigError(source, [ConfigIssue(
+                f"robots.{name}.inputs", f"no such file: {excerpt(entry.inputs, 200)}")])
+        other = dataclasses.replace(other, field=cfg.field, sim=cfg.sim)
+        issues: list[ConfigIssue] = []
+        plausible.check_start(other, issues)
+        if errors := _errors(issues):
+            raise ConfigError(str(path), [dataclasses.replace(
+                i, message=f"{i.message} (on the field of {source})") for i in errors])
+        out[name] = dataclasses.replace(other, warnings=other.warnings + tuple(
+            i.render(str(path)) for i in issues))
     return out
 
 
@@ -136,8 +208,8 @@ def load_section(cls: type, table: dict[str, Any], source: str = "<section>") ->
     config the way the loader does, defaults and units included). Raises ConfigError."""
     issues: list[ConfigIssue] = []
     out = _build(cls, table, "", issues)
-    if issues:
-        raise ConfigError(source, issues)
+    if errors := _errors(issues):
+        raise ConfigError(source, errors)
     return out
 
 
@@ -156,8 +228,11 @@ def _unwrap_optional(tp: Any) -> Any:
 
 
 def _join(prefix: str, key: str) -> str:
+    """The key path of ``key`` in ``prefix``, for messages (an odd key shown as an excerpt)."""
     if not key:
         return prefix
+    if len(key) > 60 or control_character(key):
+        key = excerpt(key)
     return f"{prefix}.{key}" if prefix else key
 
 
@@ -165,7 +240,7 @@ def _describe(value: Any) -> str:
     if isinstance(value, bool):
         return f"{str(value).lower()} (boolean)"
     if isinstance(value, str):
-        return f"{value!r} (string)"
+        return f"{excerpt(value)} (string)"
     if isinstance(value, int):
         return f"{value} (integer)"
     if isinstance(value, float):
@@ -216,7 +291,7 @@ def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
                 epath = _join(path, entry)
                 if not _NAME_RE.match(entry):
                     issues.append(ConfigIssue(epath, "names may use letters, digits, '_', '-' "
-                                                     "and '.' only"))
+                                                     "and '.' only, 64 at most"))
                 tname, conf = _build_model(spec.choices[0], body, epath, issues, None)
                 out_models[entry] = MechanismSection(tname or "", conf)
             values[name] = out_models
@@ -240,7 +315,7 @@ def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
                 if not _NAME_RE.match(entry):
                     issues.append(ConfigIssue(
                         _join(path, entry),
-                        "names may use letters, digits, '_', '-' and '.' only "
+                        "names may use letters, digits, '_', '-' and '.' only, 64 at most "
                         "(they become NetworkTables topic names)",
                     ))
                 out[entry] = _build(entry_cls, body, _join(path, entry), issues)
@@ -277,7 +352,7 @@ def _build_model(role: str, body: Any, path: str, issues: list[ConfigIssue],
         issues.append(ConfigIssue(_join(path, "type"),
                                   f"missing required key (a {role} model type: {known})"))
         return None, None
-    if not isinstance(tname, str):
+    if not isinstance(tname, str) or len(tname) > 64:
         issues.append(ConfigIssue(_join(path, "type"),
                                   f"expected a model type name, got {_describe(tname)}"))
         return None, None
@@ -300,8 +375,8 @@ def _build_model(role: str, body: Any, path: str, issues: list[ConfigIssue],
 
 def _expected(spec: Spec) -> str:
     if spec.kind == "quantity":
-        unit = units.DIMENSIONS[spec.dimension or ""][1]
-        rng = spec.range_text(unit)
+        unit, per = units.display_unit(spec.dimension or "")
+        rng = spec.range_text(unit, per)
         return f"a {spec.dimension} such as \"1 {unit}\"" + (f", {rng}" if rng else "")
     if spec.kind in ("number", "integer"):
         rng = spec.range_text()
@@ -316,9 +391,11 @@ def _expected(spec: Spec) -> str:
     if spec.kind == "motor":
         return "a motor type name (see `simserver motors`)"
     if spec.kind == "position":
-        return "a length (such as \"0.5 m\") or an angle (such as \"90 deg\")"
+        return ("a length (such as \"0.5 m\") or an angle (such as \"90 deg\"), "
+                f"{spec.range_text('m or rad')}")
     if spec.kind == "points":
-        return "a list of at least 3 [x, y] points, each coordinate a length such as \"1.5 m\""
+        return (f"a list of 3 to {MAX_POINTS} [x, y] points, each coordinate a length such as "
+                f"\"1.5 m\", {spec.range_text('m')}")
     if spec.kind == "hal":
         role = spec.choices[0]
         many = " or a list of them" if role == "motor" else ""
@@ -326,23 +403,44 @@ def _expected(spec: Spec) -> str:
     return "a string"
 
 
+MAX_TEXT = 1024
+"""Characters of a string value at most (names, paths, addresses; a quantity: 100)."""
+MAX_CONTROLLERS = 8
+"""Controllers in one `hal` or `followers` list at most (a motor output drives 8 motors)."""
+MAX_POINTS = 64
+"""Corners of a polygon at most (field elements are a handful)."""
+
+
 def _check_range(spec: Spec, value: float, shown: str, path: str,
-                 issues: list[ConfigIssue], unit: str = "") -> None:
-    lo, hi = spec.minimum, spec.maximum
-    bad = (lo is not None and (value < lo or (spec.exclusive_minimum and value == lo))) or (
-        hi is not None and value > hi
-    )
-    if bad:
-        issues.append(ConfigIssue(path, f"must be {spec.range_text(unit)}, got {shown}"))
+                 issues: list[ConfigIssue], unit: str = "", per: float = 1.0) -> None:
+    """Refuse ``value`` (SI) outside the spec's range; warn outside its usual range."""
+    if spec.refused(value):
+        issues.append(ConfigIssue(path, f"must be {spec.range_text(unit, per)}, got {shown}"))
+    elif spec.unusual(value):
+        issues.append(ConfigIssue(path, f"{shown} is unusual: expected "
+                                        f"{spec.usual_text(unit, per)} (docs/config.md)",
+                                  warning=True))
 
 
 def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
     def wrong() -> None:
         issues.append(ConfigIssue(path, f"expected {_expected(spec)}, got {_describe(value)}"))
 
+    if isinstance(value, str) and (where := control_character(value)) is not None:
+        issues.append(ConfigIssue(path, f"{excerpt(value)} contains a control character "
+                                        f"({where})"))
+        return None
+    longest = units.MAX_LENGTH if spec.kind in ("quantity", "position", "unit") else MAX_TEXT
+    if isinstance(value, str) and len(value) > longest:
+        issues.append(ConfigIssue(path, f"{excerpt(value)} is too long (at most {longest} "
+                                        "characters)"))
+        return None
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _TOML_INT:
+        issues.append(ConfigIssue(path, "integer out of range: TOML integers are 64-bit"))
+        return None
     if spec.kind == "quantity":
         assert spec.dimension is not None
-        unit = units.DIMENSIONS[spec.dimension][1]
+        unit, per = units.display_unit(spec.dimension)
         if not isinstance(value, str):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 issues.append(ConfigIssue(
@@ -358,41 +456,54 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
         except units.UnitError as exc:
             issues.append(ConfigIssue(path, str(exc)))
             return None
-        if si != si or si in (float("inf"), float("-inf")):
-            issues.append(ConfigIssue(path, f"must be finite, got {value!r}"))
+        if not math.isfinite(si):
+            issues.append(ConfigIssue(path, f"must be finite, got {excerpt(value)}"))
             return None
-        _check_range(spec, si, f"{value!r} = {si:g} {unit}", path, issues, unit)
+        _check_range(spec, si, f"{excerpt(value)} = {si / per:g} {unit}", path, issues, unit,
+                     per)
         return si
     if spec.kind == "points":
-        if not isinstance(value, list) or len(value) < 3 or not all(
+        if not isinstance(value, list) or not 3 <= len(value) <= MAX_POINTS or not all(
                 isinstance(p, list) and len(p) == 2 and all(isinstance(c, str) for c in p)
                 for p in value):
             wrong()
             return None
         try:
-            return tuple((units.to_si(px, "length"), units.to_si(py, "length"))
-                         for px, py in value)
+            corners = tuple((units.to_si(px, "length"), units.to_si(py, "length"))
+                            for px, py in value)
         except units.UnitError as exc:
             issues.append(ConfigIssue(path, f"{exc} (expected {_expected(spec)})"))
             return None
+        far = next((c for point in corners for c in point if not math.isfinite(c)
+                    or spec.refused(c)), None)
+        if far is not None:
+            issues.append(ConfigIssue(path, f"each coordinate must be "
+                                            f"{spec.range_text('m')}, got {far:g} m"))
+            return None
+        return corners
     if spec.kind == "position":
         if not isinstance(value, str):
             wrong()
             return None
         for kind in ("length", "angle"):
             try:
-                return (kind, units.to_si(value, kind))
+                position = units.to_si(value, kind)
             except units.UnitError:
                 continue
-        issues.append(ConfigIssue(path, f"{value!r} is neither a length (such as \"0.5 m\") nor "
-                                        "an angle (such as \"90 deg\")"))
+            if not math.isfinite(position) or spec.refused(position):
+                issues.append(ConfigIssue(path, f"must be {spec.range_text('m or rad')}, got "
+                                                f"{excerpt(value)}"))
+                return None
+            return (kind, position)
+        issues.append(ConfigIssue(path, f"{excerpt(value)} is neither a length (such as "
+                                        "\"0.5 m\") nor an angle (such as \"90 deg\")"))
         return None
     if spec.kind == "number":
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             wrong()
             return None
         v = float(value)
-        if v != v or v in (float("inf"), float("-inf")):
+        if not math.isfinite(v):
             issues.append(ConfigIssue(path, f"must be finite, got {value}"))
             return None
         _check_range(spec, v, f"{value}", path, issues)
@@ -412,7 +523,8 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
         if isinstance(value, int) and not isinstance(value, bool):
             value = str(value)
         if not isinstance(value, str) or value not in spec.choices:
-            hint = difflib.get_close_matches(str(value), spec.choices, n=1, cutoff=0.5)
+            hint = difflib.get_close_matches(value, spec.choices, n=1, cutoff=0.5) \
+                if isinstance(value, str) and len(value) <= MAX_TEXT else []
             msg = f"expected {_expected(spec)}, got {_describe(value)}"
             issues.append(ConfigIssue(path, msg + (f"; did you mean {hint[0]!r}?" if hint else "")))
             return None
@@ -447,7 +559,7 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
             return ()
         role = spec.choices[0]
         items = value if isinstance(value, list) and role == "motor" else [value]
-        if not items or not all(isinstance(v, str) for v in items):
+        if not 0 < len(items) <= MAX_CONTROLLERS or not all(isinstance(v, str) for v in items):
             wrong()
             return ()
         out = []
@@ -503,7 +615,7 @@ def steer_motors(cfg: Config) -> set[str]:
 def missing_name(kind: str, name: str, known: list[str]) -> str:
     """Message for a reference to a motor or solenoid that the config does not define."""
     hint = difflib.get_close_matches(name, known, n=1)
-    msg = f"no {kind} named {name!r} in [{kind}s]"
+    msg = f"no {kind} named {excerpt(name)} in [{kind}s]"
     if hint:
         return msg + f"; did you mean {hint[0]!r}?"
     return msg + (f" (known: {', '.join(known)})" if known else
@@ -584,7 +696,7 @@ def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
         claim("switch", f"switches.{name}.hal", sw.hal)
 
 
-def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
+def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True) -> None:
     reg = registry()
     users: dict[str, str] = {}  # motor name -> key path that drives it
 
@@ -679,7 +791,7 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
         sensed = cfg.mechanisms.get(sw.mechanism)
         if sensed is None:
             hint = difflib.get_close_matches(sw.mechanism, list(cfg.mechanisms), n=1)
-            msg = f"no mechanism named {sw.mechanism!r} in [mechanisms]"
+            msg = f"no mechanism named {excerpt(sw.mechanism)} in [mechanisms]"
             issues.append(ConfigIssue(f"switches.{name}.mechanism",
                                       msg + (f"; did you mean {hint[0]!r}?" if hint else "")))
             continue
@@ -708,6 +820,7 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
         issues.append(ConfigIssue(
             "sim.tick", f"must be at least sim.substep ({cfg.sim.substep * 1e3:g} ms)"
         ))
+    plausible.check(cfg, issues, own_field)
 
 
 def load_schema_file(cls: type, path: str | Path) -> Any:

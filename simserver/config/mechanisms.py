@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from simserver.config.fields import number, optional_quantity, quantity, text
+from simserver.config.limits import DEG, INCH, MECHANISM_GEARING, TRAVEL
+
+GEARING: dict[str, Any] = {"minimum": MECHANISM_GEARING[0], "maximum": MECHANISM_GEARING[1]}
+HEIGHT: dict[str, Any] = {"minimum": -TRAVEL, "maximum": TRAVEL}
+ANGLE: dict[str, Any] = {"minimum": -360 * DEG, "maximum": 360 * DEG}
 
 
 @dataclass(frozen=True)
@@ -13,18 +19,20 @@ class ElevatorConfig:
     Soft limits cut the motor output driving further, as controller firmware does."""
 
     motor: str = text(None, "Motor (in [motors]) driving the drum.")
-    gearing: float = number(None, "Reduction from motor to drum (10 for 10:1).", positive=True)
-    drum_radius: float = quantity(None, "length", "Radius the cable winds on.", positive=True)
+    gearing: float = number(None, "Reduction from motor to drum (10 for 10:1).", **GEARING)
+    drum_radius: float = quantity(None, "length", "Radius the cable winds on.",
+                                  minimum=1e-3, maximum=0.5, usual=(None, 3 * INCH))
     carriage_mass: float = quantity(None, "mass", "Mass lifted (carriage and payload).",
-                                    positive=True)
-    min_height: float = quantity("0 m", "length", "Lower hard stop.")
-    max_height: float = quantity(None, "length", "Upper hard stop.")
+                                    minimum=0.01, maximum=200.0, usual=(None, 40.0))
+    min_height: float = quantity("0 m", "length", "Lower hard stop.", **HEIGHT)
+    max_height: float = quantity(None, "length", "Upper hard stop (FRC robots stand at most "
+                                 "about 2 m tall).", **HEIGHT, usual=(None, 3.0))
     start_height: float | None = optional_quantity(
-        "length", "Height at start and after a reset. Default: min_height.")
+        "length", "Height at start and after a reset. Default: min_height.", **HEIGHT)
     soft_min: float | None = optional_quantity(
-        "length", "Below this, output driving down is cut (firmware soft limit).")
+        "length", "Below this, output driving down is cut (firmware soft limit).", **HEIGHT)
     soft_max: float | None = optional_quantity(
-        "length", "Above this, output driving up is cut (firmware soft limit).")
+        "length", "Above this, output driving up is cut (firmware soft limit).", **HEIGHT)
 
 
 @dataclass(frozen=True)
@@ -33,23 +41,25 @@ class ArmConfig:
     centre of gravity anywhere along it, hard stops, optional soft limits."""
 
     motor: str = text(None, "Motor (in [motors]) turning the arm.")
-    gearing: float = number(None, "Reduction from motor to arm.", positive=True)
-    length: float = quantity(None, "length", "Pivot to tip.", positive=True)
-    mass: float = quantity(None, "mass", "Arm mass with payload.", positive=True)
+    gearing: float = number(None, "Reduction from motor to arm.", **GEARING)
+    length: float = quantity(None, "length", "Pivot to tip.", minimum=0.01, maximum=5.0,
+                             usual=(None, 2.0))
+    mass: float = quantity(None, "mass", "Arm mass with payload.", minimum=0.01, maximum=100.0,
+                           usual=(None, 30.0))
     cg_distance: float | None = optional_quantity(
-        "length", "Pivot to centre of gravity. Default: length/2 (a uniform arm).",
-        positive=True)
+        "length", "Pivot to centre of gravity. Default: length/2 (a uniform arm). A warning "
+        "beyond the tip.", minimum=1e-3, maximum=5.0)
     moment_of_inertia: float | None = optional_quantity(
         "moment of inertia", "About the pivot. Default: m·cg² + m·length²/12 (exact for a "
-        "uniform rod).", positive=True)
-    min_angle: float = quantity("-90 deg", "angle", "Lower hard stop.")
-    max_angle: float = quantity("90 deg", "angle", "Upper hard stop.")
+        "uniform rod).", minimum=1e-6, maximum=1000.0)
+    min_angle: float = quantity("-90 deg", "angle", "Lower hard stop.", **ANGLE)
+    max_angle: float = quantity("90 deg", "angle", "Upper hard stop.", **ANGLE)
     start_angle: float | None = optional_quantity(
-        "angle", "Angle at start and after a reset. Default: min_angle.")
+        "angle", "Angle at start and after a reset. Default: min_angle.", **ANGLE)
     soft_min: float | None = optional_quantity(
-        "angle", "Below this, output driving down is cut (firmware soft limit).")
+        "angle", "Below this, output driving down is cut (firmware soft limit).", **ANGLE)
     soft_max: float | None = optional_quantity(
-        "angle", "Above this, output driving up is cut (firmware soft limit).")
+        "angle", "Above this, output driving up is cut (firmware soft limit).", **ANGLE)
 
 
 @dataclass(frozen=True)
@@ -58,9 +68,10 @@ class FlywheelConfig:
 
     motor: str = text(None, "Motor (in [motors]) spinning it.")
     gearing: float = number(1.0, "Reduction from motor to flywheel (0.5 for 1:2 up).",
-                            positive=True)
+                            **GEARING)
     moment_of_inertia: float = quantity(None, "moment of inertia", "Of the load, about its "
-                                        "axis.", positive=True)
+                                        "axis (a 4 in, 1 lb wheel: about 0.0006 kg·m²).",
+                                        minimum=1e-6, maximum=10.0, usual=(None, 0.5))
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,11 @@ class LinearConfig:
     motor physics (no current drawn). For quick models."""
 
     motor: str = text(None, "Motor (in [motors]) whose duty drives it.")
-    speed: float = quantity(None, "speed", "Travel speed at full duty.", positive=True)
-    min_position: float | None = optional_quantity("length", "Lower end of travel (none).")
-    max_position: float | None = optional_quantity("length", "Upper end of travel (none).")
-    start_position: float = quantity("0 m", "length", "Position at start and after a reset.")
+    speed: float = quantity(None, "speed", "Travel speed at full duty.", minimum=1e-3,
+                            maximum=20.0)
+    min_position: float | None = optional_quantity("length", "Lower end of travel (none).",
+                                                   **HEIGHT)
+    max_position: float | None = optional_quantity("length", "Upper end of travel (none).",
+                                                   **HEIGHT)
+    start_position: float = quantity("0 m", "length", "Position at start and after a reset.",
+                                     **HEIGHT)

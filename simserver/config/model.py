@@ -31,6 +31,28 @@ from simserver.config.fields import (
     text,
 )
 from simserver.config.hal import INTEGRATED_SENSORS, HalAddress
+from simserver.config.limits import (
+    DEG,
+    DRIVE_GEARING,
+    FRC_OUTLINE_PERIMETER,
+    HEAVIEST_FRC_ROBOT,
+    HEAVIEST_ROBOT,
+    INCH,
+    LARGEST_CURRENT,
+    LARGEST_FIELD,
+    LARGEST_ROBOT,
+    LARGEST_WHEEL,
+    LIGHTEST_ROBOT,
+    MAX_SUBSTEPS_PER_TICK,
+    MS,
+    PSI,
+    SMALLEST_FIELD,
+    SMALLEST_ROBOT,
+    SMALLEST_SUBSTEP,
+    SMALLEST_WHEEL,
+    TRAVEL,
+    USUAL_FIELD,
+)
 from simserver.config.vision import CameraConfig, VisionConfig
 
 SEASONS = ("2022", "2023", "2024", "2025", "2026")
@@ -42,14 +64,18 @@ class SimConfig:
     """How time advances."""
 
     substep: float = quantity(
-        "5 ms", "time", "Fixed physics substep. Every model advances by exactly this much.",
-        positive=True, maximum=0.05,
+        "5 ms", "time", "Fixed physics substep. Every model advances by exactly this much. "
+        f"A tick is at most {MAX_SUBSTEPS_PER_TICK} substeps, so that it finishes (and Ctrl-C "
+        "is handled) in bounded time. Above 10 ms, contacts and controller ramps, resolved "
+        "once a substep, get coarse.",
+        minimum=SMALLEST_SUBSTEP, maximum=50 * MS, usual=(None, 10 * MS),
     )
     tick: float = quantity(
         "10 ms", "time",
         "Input-read / publish period: inputs are sampled, the world advances by whole substeps, "
-        "then one snapshot is published and flushed. Rounded to a whole number of substeps.",
-        positive=True, maximum=1.0,
+        "then one snapshot is published and flushed. Rounded to a whole number of substeps. "
+        "Above 100 ms a robot program (a loop every 20 ms) reads sensors several loops old.",
+        minimum=SMALLEST_SUBSTEP, maximum=1.0, usual=(None, 100 * MS),
     )
     seed: int = integer(0, "Seed of the random generator behind every noise source.", minimum=0)
     reset_on_connect: bool = boolean(
@@ -63,7 +89,7 @@ class SimConfig:
         "simserver's sensors, before simserver enables it, as a robot waits disabled on the "
         "field before a match. Vendor devices report values written to them a few loops "
         "later (Phoenix 6: one or two), so code that zeroes its odometry in autonomousInit "
-        "would otherwise start from the sensors' boot values.", maximum=60.0)
+        "would otherwise start from the sensors' boot values.", minimum=0.0, maximum=60.0)
     input_timeout: float = quantity(
         "100 ms", "time",
         "Real time over NetworkTables: when no input (motor, solenoid, robot mode) arrives for "
@@ -86,8 +112,8 @@ class BridgeConfig:
         "`simserver run` exchanges each of its loops with it over `port` (or, with "
         "`--lockstep`, switches it to lock-step).")
     period: float = quantity("20 ms", "time", "Robot loop period (TimedRobot's, 20 ms by "
-                             "default); one exchange with simserver per period.", positive=True,
-                             maximum=1.0)
+                             "default); one exchange with simserver per period.", minimum=MS,
+                             maximum=1.0, usual=(5 * MS, 100 * MS))
     port: int = integer(5811, "TCP port the bridge listens on for simserver (its step port: "
                         "one exchange per robot loop, in real time and in lock-step).",
                         minimum=1, maximum=65535)
@@ -95,11 +121,13 @@ class BridgeConfig:
                      "simserver runs on another host or container).")
     connect_timeout: float = quantity(
         "60 s", "time", "With `lockstep = true`: how long the robot program waits for simserver "
-        "before it exits with an error.", positive=True)
+        "before it exits with an error.", minimum=0.1, maximum=3600.0)
     timeout: float = quantity(
         "10 s", "time", "How long either side waits for the other's next message before "
         "failing (lock-step) or detaching (real time: simserver sets the motors to 0 and "
-        "waits for the program again).", positive=True)
+        "waits for the program again). Below 0.5 s a pause of the other process (a garbage "
+        "collection, a slow machine) detaches it.", minimum=0.1, maximum=3600.0,
+        usual=(0.5, None))
 
 
 @dataclass(frozen=True)
@@ -110,9 +138,10 @@ class ObstacleConfig:
     points: tuple[tuple[float, float], ...] = points(
         "Corners in field coordinates (x from the blue alliance wall, y from the right-hand "
         "wall seen from blue), in order around the outline, e.g. "
-        "`[[\"4 m\", \"3 m\"], [\"5 m\", \"3 m\"], [\"5 m\", \"4 m\"]]`. Must be convex.")
+        "`[[\"4 m\", \"3 m\"], [\"5 m\", \"3 m\"], [\"5 m\", \"4 m\"]]`. Must be convex.",
+        minimum=-LARGEST_FIELD, maximum=LARGEST_FIELD)
     height: float = quantity("1 m", "length", "Height of its top above the carpet (cameras see "
-                             "over lower elements).", positive=True)
+                             "over lower elements).", minimum=0.01, maximum=10.0)
 
 
 @dataclass(frozen=True)
@@ -125,11 +154,13 @@ class FieldConfig:
         "Write it as a string or a number.",
     )
     length: float | None = optional_quantity(
-        "length", "Override the field length (x extent). Default: the season's.", positive=True
-    )
+        "length", "Override the field length (x extent). Default: the season's (the FRC "
+        "fields of 2022-2026 are 16.46-17.55 m long). It must hold the robot.",
+        minimum=SMALLEST_FIELD, maximum=LARGEST_FIELD, usual=USUAL_FIELD)
     width: float | None = optional_quantity(
-        "length", "Override the field width (y extent). Default: the season's.", positive=True
-    )
+        "length", "Override the field width (y extent). Default: the season's (8.01-8.23 m "
+        "in 2022-2026). It must hold the robot.",
+        minimum=SMALLEST_FIELD, maximum=LARGEST_FIELD, usual=(2.0, 12.0))
     restitution: float = number(
         0.2, "Coefficient of restitution of bumper-wall impacts: 0 stops dead, 1 is elastic.",
         minimum=0.0, maximum=1.0,
@@ -150,28 +181,39 @@ class FieldConfig:
 class StartConfig:
     """Where the robot starts (and returns to on reset), in field coordinates."""
 
-    x: float = quantity("2 m", "length", "Start x, from the blue alliance wall.")
-    y: float = quantity("4 m", "length", "Start y, from the right-hand wall seen from blue.")
-    heading: float = quantity("0 deg", "angle", "Start heading, CCW positive, 0 = facing red.")
+    x: float = quantity("2 m", "length", "Start x, from the blue alliance wall: the robot's "
+                        "centre must be on the field (a warning when its outline crosses a "
+                        "wall).", minimum=0.0, maximum=LARGEST_FIELD)
+    y: float = quantity("4 m", "length", "Start y, from the right-hand wall seen from blue; on "
+                        "the field, as x.", minimum=0.0, maximum=LARGEST_FIELD)
+    heading: float = quantity("0 deg", "angle", "Start heading, CCW positive, 0 = facing red.",
+                              minimum=-360 * DEG, maximum=360 * DEG)
 
 
 @dataclass(frozen=True)
 class RobotConfig:
     """The robot's body."""
 
-    mass: float = quantity("60 lb", "mass", "Total mass with battery and bumpers.", positive=True)
+    mass: float = quantity(
+        "60 lb", "mass", "Total mass with battery and bumpers. The usual maximum is the FRC "
+        "weight limit (R103: 125 lb until 2024, 115 lb since, without bumpers and battery) plus "
+        "bumpers and a 13 lb battery, 154 lb; the largest 220 lb. A Romi weighs under 1 kg.",
+        minimum=LIGHTEST_ROBOT, maximum=HEAVIEST_ROBOT, usual=(None, HEAVIEST_FRC_ROBOT))
     length: float = quantity(
-        "32 in", "length", "Outline along x (front to back), bumpers included.", positive=True
-    )
+        "32 in", "length", "Outline along x (front to back), bumpers included. A warning when "
+        f"the outline's perimeter exceeds {FRC_OUTLINE_PERIMETER / INCH:g} in (R101's largest "
+        "frame perimeter of recent games, 120 in, plus bumpers).",
+        minimum=SMALLEST_ROBOT, maximum=LARGEST_ROBOT)
     width: float = quantity(
-        "28 in", "length", "Outline along y (side to side), bumpers included.", positive=True
-    )
+        "28 in", "length", "Outline along y (side to side), bumpers included.",
+        minimum=SMALLEST_ROBOT, maximum=LARGEST_ROBOT)
     moment_of_inertia: float | None = optional_quantity(
         "moment of inertia",
         "Yaw moment of inertia. Default: RoboSim's approximation "
-        "m/12·((0.9·length)² + track_width²).",
-        positive=True,
-    )
+        "m/12·((0.9·length)² + track_width²). At most mass·(length² + width²)/4 (all the "
+        "mass at the corners) and at least a hundredth of that; a warning below a quarter "
+        "of a uniform box's m·(length² + width²)/12.",
+        minimum=1e-4, maximum=500.0)
     start: StartConfig = section(StartConfig, "Start pose.")
 
 
@@ -180,28 +222,31 @@ class BatteryConfig:
     """The main battery as a voltage source behind an internal resistance (RoboSim)."""
 
     nominal_voltage: float = quantity(
-        "12.7 V", "voltage", "Open-circuit voltage of a charged battery.", positive=True,
-        maximum=20.0,
+        "12.7 V", "voltage", "Open-circuit voltage of a charged battery (a 12 V lead-acid "
+        "FRC battery: 12.6-13.3 V).", minimum=1.0, maximum=20.0, usual=(11.0, 14.0),
     )
     resistance: float = quantity(
         "0.015 ohm", "resistance",
         "Internal resistance plus wiring. An ES17-12 is about 0.012 Ω; wiring and the main "
         "breaker add a few mΩ.",
-        minimum=0.0, maximum=1.0,
+        minimum=0.0, maximum=1.0, usual=(0.005, 0.05),
     )
     background_current: float = quantity(
         "0.5 A", "current", "Constant draw of the roboRIO, radio and lights (RoboSim).",
-        minimum=0.0, maximum=50.0,
+        minimum=0.0, maximum=50.0, usual=(None, 5.0),
     )
-    capacity: float = quantity("17 A*h", "charge", "Charge of a full battery (ES17-12: 17 Ah).",
-                               positive=True)
+    capacity: float = quantity("17 A*h", "charge", "Charge of a full battery (ES17-12: 17 Ah; "
+                               "FRC batteries are 17-18.2 Ah).", minimum=0.1, maximum=100.0,
+                               usual=(10.0, 25.0))
     discharge_voltage: bool = boolean(
-        False, "Let the open-circuit voltage fall as charge is used (otherwise it stays at "
-        "nominal_voltage, RoboSim's assumption for short runs).",
+        False, "Let the open-circuit voltage fall as charge is used, to 11.7 V when empty "
+        "(otherwise it stays at nominal_voltage, RoboSim's assumption for short runs); needs "
+        "nominal_voltage of at least 11.7 V.",
     )
     brownout_voltage: float = quantity(
-        "6.75 V", "voltage", "Below this the roboRIO browns out and cuts every motor output.",
-        minimum=0.0, maximum=12.0,
+        "6.75 V", "voltage", "Below this the roboRIO browns out and cuts every motor output "
+        "(roboRIO 2: settable, 6.75 V by default). A warning when it is not below "
+        "nominal_voltage.", minimum=0.0, maximum=12.0, usual=(4.5, 7.5),
     )
     breaker: bool = boolean(True, "Model the 120 A main breaker (trips on sustained overcurrent).")
 
@@ -225,19 +270,20 @@ class MotorConfig:
     )
     ramp: float = quantity(
         "0 s", "time", "First-order time constant of the controller output (PyFlyt's ramp); "
-        "0 = instant.", minimum=0.0, maximum=10.0,
+        "0 = instant.", minimum=0.0, maximum=10.0, usual=(None, 2.0),
     )
     noise: float = number(
         0.0, "Relative standard deviation of multiplicative noise on the output (PyFlyt), from "
-        "the seeded generator.", minimum=0.0, maximum=1.0,
+        "the seeded generator.", minimum=0.0, maximum=1.0, usual=(None, 0.2),
     )
     stator_limit: float = quantity(
         "0 A", "current", "Stator current limit, as the controller firmware enforces it; "
-        "0 = none.", minimum=0.0,
+        "0 = none. The catalog's largest stall current is 483 A.",
+        minimum=0.0, maximum=LARGEST_CURRENT,
     )
     supply_limit: float = quantity(
         "0 A", "current", "Supply current limit, as the controller firmware enforces it; "
-        "0 = none.", minimum=0.0,
+        "0 = none.", minimum=0.0, maximum=LARGEST_CURRENT,
     )
     hal: tuple[HalAddress, ...] = hal_device(
         "motor", "The robot program's motor controller(s) driving this output, for the bridge "
@@ -251,7 +297,8 @@ class MotorConfig:
     inductance: float = quantity(
         "0 H", "inductance", "Winding inductance per motor (RoboSim's L-R model); 0 = the "
         "current follows the voltage instantly. On drivetrain motors it needs the `physical` "
-        "fidelity.", minimum=0.0,
+        "fidelity. FRC motors have tens of µH; below 1 µH the winding's time constant is under "
+        "a nanosecond (use 0).", minimum=1e-6, maximum=0.1, or_zero=True, usual=(None, 1e-3),
     )
 
     @property
@@ -264,12 +311,14 @@ class MotorConfig:
 class SideCharacterization:
     """Measured feedforward gains of one drivetrain side (pyfrc TankModel semantics)."""
 
-    kv: float = quantity(None, "kV (voltage per speed)", "Volts per m/s of steady speed.",
-                         positive=True)
-    ka: float = quantity(None, "kA (voltage per acceleration)", "Volts per m/s² of acceleration.",
-                         positive=True)
+    kv: float = quantity(None, "kV (voltage per speed)", "Volts per m/s of steady speed (about "
+                         "2-4 V·s/m for an FRC drivetrain; at least 0.5, a top speed of 25 m/s "
+                         "at 12.7 V).", minimum=0.5, maximum=100.0, usual=(1.0, 20.0))
+    ka: float = quantity(None, "kA (voltage per acceleration)", "Volts per m/s² of acceleration "
+                         "(about 0.1-1 V·s²/m).", minimum=0.01, maximum=100.0,
+                         usual=(0.05, 5.0))
     ks: float = quantity("0 V", "voltage", "Static-friction voltage (pyfrc's Vintercept).",
-                         minimum=0.0)
+                         minimum=0.0, maximum=12.0, usual=(None, 2.0))
 
 
 @dataclass(frozen=True)
@@ -285,7 +334,8 @@ class KinematicConfig:
     """Parameters used when `fidelity = "kinematic"` (pyfrc TwoMotor/FourMotorDrivetrain)."""
 
     max_speed: float = quantity(
-        None, "speed", "Wheel speed at full duty cycle (pyfrc's `speed`).", positive=True
+        None, "speed", "Wheel speed at full duty cycle (pyfrc's `speed`; FRC drivetrains "
+        "reach 3-6 m/s).", minimum=0.01, maximum=20.0, usual=(None, 8.0),
     )
     deadzone: float = number(
         0.0, "Duty cycle below which a side does not move; above it, output is rescaled "
@@ -305,11 +355,15 @@ class DrivetrainConfig:
         "`physical` (motor torque → wheel force → rigid body, the default).",
     )
     track_width: float = quantity(
-        "26 in", "length", "Distance between left and right wheel contact lines.", positive=True
-    )
-    wheel_diameter: float = quantity("6 in", "length", "Drive wheel diameter.", positive=True)
-    gearing: float = number(10.71, "Reduction from motor to wheel (10.71 for 10.71:1).",
-                            positive=True)
+        "26 in", "length", "Distance between left and right wheel contact lines (a warning "
+        "when wider than the robot).", minimum=0.05, maximum=LARGEST_ROBOT)
+    wheel_diameter: float = quantity(
+        "6 in", "length", "Drive wheel diameter (FRC: 3-8 in; a Romi's is 70 mm).",
+        minimum=SMALLEST_WHEEL, maximum=LARGEST_WHEEL, usual=(None, 8 * INCH))
+    gearing: float = number(10.71, "Reduction from motor to wheel (10.71 for 10.71:1). A "
+                            "warning when the wheels' free speed it gives is outside 0.3-8 m/s "
+                            "(FRC drivetrains: 3-6 m/s).",
+                            minimum=DRIVE_GEARING[0], maximum=DRIVE_GEARING[1])
     lateral_friction: float = number(
         1.0, "Sideways friction coefficient of the wheels (traction ≈ 1.0, omni ≈ 0.1): the "
         "largest sideways acceleration, in g, before the robot skids in a turn.",
@@ -320,8 +374,8 @@ class DrivetrainConfig:
         optional=True,
     )
     high_gearing: float | None = number(
-        None, "Reduction in high gear, when `shifter` is set.", positive=True, optional=True
-    )
+        None, "Reduction in high gear, when `shifter` is set.", optional=True,
+        minimum=DRIVE_GEARING[0], maximum=DRIVE_GEARING[1])
     characterized: CharacterizedConfig | None = optional_section(
         "Measured gains, required when `fidelity = \"characterized\"`."
     )
@@ -348,8 +402,8 @@ class EncoderConfig:
         "arm or flywheel shaft: `wheel`) or the motor.",
     )
     ticks_per_revolution: int = integer(
-        2048, "Counts per shaft revolution, when `unit = \"ticks\"`.", minimum=1
-    )
+        2048, "Counts per shaft revolution, when `unit = \"ticks\"`.", minimum=1,
+        maximum=1 << 20)
     inverted: bool = boolean(
         False, "The sensor is mounted to count against its mechanism's positive direction: "
         "set it where the program reverses the sensor (`Encoder(a, b, True)`, a CANcoder's "
@@ -362,11 +416,13 @@ class EncoderConfig:
         "within `full_range`, `offset` added, instead of counting from 0 at reset. A "
         "CANcoder (`cancoder:N`) gets the reading as the multi-turn position the device "
         "keeps: it starts there and counts turns.")
-    offset: float = quantity("0 deg", "angle", "Added to an absolute encoder's reading.")
+    offset: float = quantity("0 deg", "angle", "Added to an absolute encoder's reading.",
+                             minimum=-360 * DEG, maximum=360 * DEG)
     full_range: float = quantity(
         "360 deg", "angle", "Shaft angle an absolute encoder reads before it wraps, and over "
         "which an analog one's 0..5 V spans: one turn for an absolute encoder, the travel of "
-        "a potentiometer (`\"270 deg\"`, `\"10 rotations\"`).", positive=True)
+        "a potentiometer (`\"270 deg\"`, `\"10 rotations\"`).", minimum=1 * DEG,
+        maximum=100 * 360 * DEG)
     hal: tuple[HalAddress, ...] = hal_device(
         "encoder", "The robot program's encoder, for the bridge: `encoder:A` (a "
         "`wpilib.Encoder` whose channel A is A), `talonfx:N` (rotor sensor), `cancoder:N`, "
@@ -396,10 +452,12 @@ class GyroConfig:
 
     noise: float = quantity(
         "0 deg", "angle", "Standard deviation of white noise added to each yaw reading.",
-        minimum=0.0,
+        minimum=0.0, maximum=10 * DEG, usual=(None, 1 * DEG),
     )
     drift: float = quantity(
-        "0 deg/s", "angular speed", "Constant bias added to the rate, integrated into yaw.",
+        "0 deg/s", "angular speed", "Constant bias added to the rate, integrated into yaw "
+        "(a Pigeon 2 or navX drifts well under 0.1 deg/s).",
+        minimum=-10 * DEG, maximum=10 * DEG, usual=(-1 * DEG, 1 * DEG),
     )
     hal: tuple[HalAddress, ...] = hal_device(
         "gyro", "The robot program's gyro, for the bridge: `analoggyro:N`, `adxrs450`, `navx`, "
@@ -412,7 +470,8 @@ class SwitchConfig:
 
     mechanism: str = text(None, "Mechanism (in [mechanisms]) whose position it senses.")
     position: tuple[str, float] = position_quantity(
-        None, "Where it trips: a length for elevators and linear motions, an angle for arms.")
+        None, "Where it trips: a length for elevators and linear motions, an angle for arms "
+        "(a warning when outside the mechanism's travel).", minimum=-TRAVEL, maximum=TRAVEL)
     trigger: str = choice(
         "below", ("below", "above"),
         "Pressed while the mechanism is at or `below` (or `above`) `position`.",
@@ -428,15 +487,17 @@ class PneumaticsConfig:
 
     tanks: int = integer(2, "Number of 0.5 L storage tanks.", minimum=0, maximum=20)
     extra_volume: float = quantity(
-        "0.1 L", "volume", "Tubing, fittings and valves beyond the tanks.", minimum=0.0)
+        "0.1 L", "volume", "Tubing, fittings and valves beyond the tanks. With the tanks at "
+        "least 10 mL.", minimum=0.0, maximum=0.01, usual=(None, 2e-3))
     temperature: float = quantity("70 degF", "temperature", "Assumed air temperature.",
-                                  positive=True)
+                                  minimum=233.15, maximum=333.15, usual=(273.15, 313.15))
     switch_off_pressure: float = quantity(
         "120 psi", "pressure", "The pressure switch stops the compressor at this gauge "
-        "pressure.", positive=True)
+        "pressure (FRC: stored air at most 120 psi; the Viair 90C's table ends at 150 psi).",
+        minimum=1 * PSI, maximum=150 * PSI, usual=(None, 120 * PSI))
     switch_on_pressure: float = quantity(
-        "95 psi", "pressure", "The switch restarts the compressor below this gauge pressure.",
-        minimum=0.0)
+        "95 psi", "pressure", "The switch restarts the compressor below this gauge pressure; "
+        "below switch_off_pressure.", minimum=0.0, maximum=150 * PSI)
     compressor: bool = boolean(True, "Whether a compressor is fitted and enabled.")
 
 
@@ -445,13 +506,15 @@ class CylinderConfig:
     """A pneumatic cylinder moved by a solenoid (`/simserver/cylinders/<name>/extension`)."""
 
     solenoid: str = text(None, "Solenoid (in [solenoids]) whose state extends it when on.")
-    bore: float = quantity(None, "length", "Bore diameter.", positive=True)
-    stroke: float = quantity(None, "length", "Stroke length.", positive=True)
+    bore: float = quantity(None, "length", "Bore diameter (FRC cylinders: 5/16 to 2 in).",
+                           minimum=1e-3, maximum=0.2, usual=(None, 3 * INCH))
+    stroke: float = quantity(None, "length", "Stroke length.", minimum=1e-3, maximum=2.0)
     rod_diameter: float = quantity("0 in", "length", "Rod diameter (reduces the retract "
-                                   "volume of a double-acting cylinder).", minimum=0.0)
+                                   "volume of a double-acting cylinder); less than the bore.",
+                                   minimum=0.0, maximum=0.2)
     double_acting: bool = boolean(True, "Air both ways (a single-acting one springs back).")
     extend_time: float = quantity("0.2 s", "time", "Time to travel the full stroke.",
-                                  positive=True)
+                                  minimum=1e-3, maximum=60.0)
 
 
 @dataclass(frozen=True)
@@ -526,6 +589,9 @@ class Config:
         "Other robots on the field by name (opponents, partners, obstacles that move).")
     others: dict[str, Config] | None = derived(
         "The loaded configs of `robots`, by name (filled in by the loader).")
+    warnings: tuple[str, ...] = derived(
+        "Unusual values the file loaded with (and those of `robots`' files), one line each "
+        "naming the file and key, for `simserver check` and `run` to show.", ())
 
     def encoder_reversed(self, name: str) -> bool:
         """Whether encoder ``name`` counts against its mechanism's (or drivetrain side's)

@@ -22,9 +22,9 @@ helpers build the model objects of :mod:`simserver.models.camera`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
 
@@ -37,6 +37,7 @@ from simserver.config.fields import (
     quantity,
     table,
 )
+from simserver.config.limits import DEG, LARGEST_FIELD, ROBOT_REACH
 from simserver.fieldinfo import _FIELDS
 from simserver.models.camera import (
     BearingTarget,
@@ -47,6 +48,13 @@ from simserver.models.camera import (
 
 TAG_SEASONS = tuple(sorted(_FIELDS))
 PROTOCOLS = ("photonvision", "limelight", "both")
+ANGLE: dict[str, Any] = {"minimum": -360 * DEG, "maximum": 360 * DEG}
+ON_ROBOT: dict[str, Any] = {"minimum": -ROBOT_REACH, "maximum": ROBOT_REACH}
+ON_FIELD: dict[str, Any] = {"minimum": -LARGEST_FIELD, "maximum": LARGEST_FIELD}
+HEIGHT: dict[str, Any] = {"minimum": 0.0, "maximum": 10.0}
+FOV: dict[str, Any] = {"minimum": 1 * DEG, "maximum": 179 * DEG}
+PIXELS: dict[str, Any] = {"minimum": 0.0, "maximum": 10000.0}
+DISTORTION: dict[str, Any] = {"minimum": -100.0, "maximum": 100.0}
 
 
 @dataclass(frozen=True)
@@ -54,15 +62,16 @@ class IntrinsicsConfig:
     """A calibrated camera: focal lengths and principal point in pixels, OpenCV distortion
     coefficients (as PhotonVision's calibration reports them)."""
 
-    fx: float = number(None, "Focal length along x, px.", positive=True)
-    fy: float = number(None, "Focal length along y, px.", positive=True)
-    cx: float = number(None, "Principal point x, px from the left edge.")
-    cy: float = number(None, "Principal point y, px from the top edge.")
-    k1: float = number(0.0, "Radial distortion coefficient k1.")
-    k2: float = number(0.0, "Radial distortion coefficient k2.")
-    p1: float = number(0.0, "Tangential distortion coefficient p1.")
-    p2: float = number(0.0, "Tangential distortion coefficient p2.")
-    k3: float = number(0.0, "Radial distortion coefficient k3.")
+    fx: float = number(None, "Focal length along x, px.", minimum=1.0, maximum=1e5)
+    fy: float = number(None, "Focal length along y, px.", minimum=1.0, maximum=1e5)
+    cx: float = number(None, "Principal point x, px from the left edge (a warning outside the "
+                       "image).", **PIXELS)
+    cy: float = number(None, "Principal point y, px from the top edge.", **PIXELS)
+    k1: float = number(0.0, "Radial distortion coefficient k1.", **DISTORTION)
+    k2: float = number(0.0, "Radial distortion coefficient k2.", **DISTORTION)
+    p1: float = number(0.0, "Tangential distortion coefficient p1.", **DISTORTION)
+    p2: float = number(0.0, "Tangential distortion coefficient p2.", **DISTORTION)
+    k3: float = number(0.0, "Radial distortion coefficient k3.", **DISTORTION)
 
 
 @dataclass(frozen=True)
@@ -71,36 +80,39 @@ class CameraConfig:
     publishes. The name is the PhotonVision camera name and the Limelight table
     (`limelight-<name>`, or the name itself when it starts with `limelight`)."""
 
-    x: float = quantity("0 m", "length", "Mount position forward of the robot centre.")
-    y: float = quantity("0 m", "length", "Mount position left of the robot centre.")
-    z: float = quantity("0.5 m", "length", "Mount height above the carpet.")
-    roll: float = quantity("0 deg", "angle", "Rotation about the camera's forward axis.")
+    x: float = quantity("0 m", "length", "Mount position forward of the robot centre.",
+                        **ON_ROBOT)
+    y: float = quantity("0 m", "length", "Mount position left of the robot centre.", **ON_ROBOT)
+    z: float = quantity("0.5 m", "length", "Mount height above the carpet.", **HEIGHT)
+    roll: float = quantity("0 deg", "angle", "Rotation about the camera's forward axis.",
+                           **ANGLE)
     pitch: float = quantity(
         "0 deg", "angle", "Tilt about the robot's left axis (WPILib convention: positive "
-        "points the camera down, so a camera tilted up 15° has `pitch = \"-15 deg\"`).")
+        "points the camera down, so a camera tilted up 15° has `pitch = \"-15 deg\"`).",
+        **ANGLE)
     yaw: float = quantity("0 deg", "angle", "Heading on the robot, CCW positive (180 deg: "
-                          "looking backward).")
+                          "looking backward).", **ANGLE)
     width: int = integer(960, "Horizontal resolution, px.", minimum=1, maximum=10000)
     height: int = integer(720, "Vertical resolution, px.", minimum=1, maximum=10000)
     fov: float = quantity(
         "90 deg", "angle", "Diagonal field of view (square pixels, principal point at the "
-        "image centre). Ignored when `horizontal_fov` or `intrinsics` is given.",
-        positive=True, maximum=math.radians(179.0))
+        "image centre). Ignored when `horizontal_fov` or `intrinsics` is given.", **FOV)
     horizontal_fov: float | None = optional_quantity(
-        "angle", "Horizontal field of view, instead of the diagonal `fov`.", positive=True)
+        "angle", "Horizontal field of view, instead of the diagonal `fov`.", **FOV)
     intrinsics: IntrinsicsConfig | None = optional_section(
         "Calibrated intrinsics and distortion; override the field of view.")
-    fps: float = number(30.0, "Frames per second.", positive=True, maximum=1000.0)
+    fps: float = number(30.0, "Frames per second.", minimum=0.1, maximum=1000.0)
     latency: float = quantity("35 ms", "time", "Mean delay from capture to publication.",
-                              minimum=0.0, maximum=10.0)
+                              minimum=0.0, maximum=10.0, usual=(None, 0.5))
     jitter: float = quantity("5 ms", "time", "Standard deviation of that delay (frames keep "
-                             "their order).", minimum=0.0, maximum=10.0)
+                             "their order).", minimum=0.0, maximum=10.0, usual=(None, 0.5))
     noise: float = number(0.25, "Standard deviation of the noise on each tag-corner "
                           "coordinate, px; the reported poses carry the error it causes.",
                           minimum=0.0, maximum=100.0)
     min_area: float = number(0.02, "Smallest tag detected, % of the image area "
                              "(PhotonVision's unit).", minimum=0.0, maximum=100.0)
-    max_range: float = quantity("10 m", "length", "Farthest target detected.", positive=True)
+    max_range: float = quantity("10 m", "length", "Farthest target detected.", minimum=0.01,
+                                maximum=LARGEST_FIELD)
     protocol: str = choice(
         "photonvision", PROTOCOLS,
         "What it publishes: `photonvision` (`/photonvision/<name>/`, read by photonlibpy's "
@@ -141,14 +153,17 @@ class FiducialConfig:
     season's tags."""
 
     id: int = integer(None, "Tag id (36h11 family).", minimum=0, maximum=586)
-    x: float = quantity(None, "length", "Centre x, from the blue alliance wall.")
-    y: float = quantity(None, "length", "Centre y, from the right-hand wall seen from blue.")
-    z: float = quantity(None, "length", "Centre height above the carpet.")
-    roll: float = quantity("0 deg", "angle", "Rotation about the tag's normal.")
-    pitch: float = quantity("0 deg", "angle", "Tilt (WPILib convention: positive faces down).")
+    x: float = quantity(None, "length", "Centre x, from the blue alliance wall.", **ON_FIELD)
+    y: float = quantity(None, "length", "Centre y, from the right-hand wall seen from blue.",
+                        **ON_FIELD)
+    z: float = quantity(None, "length", "Centre height above the carpet.", **HEIGHT)
+    roll: float = quantity("0 deg", "angle", "Rotation about the tag's normal.", **ANGLE)
+    pitch: float = quantity("0 deg", "angle", "Tilt (WPILib convention: positive faces down).",
+                            **ANGLE)
     yaw: float = quantity(None, "angle", "Direction the tag faces, CCW from the red wall "
-                          "direction (180 deg: facing the blue wall).")
-    size: float = quantity("6.5 in", "length", "Edge of the black square.", positive=True)
+                          "direction (180 deg: facing the blue wall).", **ANGLE)
+    size: float = quantity("6.5 in", "length", "Edge of the black square (FRC tags: 6.5 in "
+                           "since 2024, 6 in before).", minimum=0.01, maximum=2.0)
 
     def fiducial(self) -> Fiducial:
         """The model's Fiducial."""
@@ -161,18 +176,22 @@ class BearingTargetConfig:
     """A point target seen as a bearing and a distance (`[vision.targets.<name>]`), with
     pyfrc VisionSim semantics, published under `/simserver/vision/<camera>/`."""
 
-    x: float = quantity(None, "length", "Field x, from the blue alliance wall.")
-    y: float = quantity(None, "length", "Field y, from the right-hand wall seen from blue.")
-    z: float = quantity("0 m", "length", "Height (for line of sight over field elements).")
+    x: float = quantity(None, "length", "Field x, from the blue alliance wall.", **ON_FIELD)
+    y: float = quantity(None, "length", "Field y, from the right-hand wall seen from blue.",
+                        **ON_FIELD)
+    z: float = quantity("0 m", "length", "Height (for line of sight over field elements).",
+                        **HEIGHT)
     view_start: float = quantity(
         "0 deg", "angle", "The target is seen only from directions (target to camera, CCW "
-        "from the red wall direction) between `view_start` and `view_end`, counter-clockwise.")
+        "from the red wall direction) between `view_start` and `view_end`, counter-clockwise.",
+        minimum=-720 * DEG, maximum=720 * DEG)
     view_end: float = quantity("360 deg", "angle", "End of that window (a window of 360° or "
-                               "more: seen from everywhere).")
+                               "more: seen from everywhere).", minimum=-720 * DEG,
+                               maximum=720 * DEG)
     min_distance: float = quantity("0 m", "length", "Nearer than this it is not seen.",
-                                   minimum=0.0)
+                                   minimum=0.0, maximum=10 * LARGEST_FIELD)
     max_distance: float = quantity("1000 m", "length", "Farther than this it is not seen.",
-                                   positive=True)
+                                   minimum=0.01, maximum=10 * LARGEST_FIELD)
 
     def target(self, name: str) -> BearingTarget:
         """The model's BearingTarget called ``name``."""

@@ -815,6 +815,9 @@ class Camera:
         fx, fy, cx, cy = self._k
         tags = []
         order = sorted(range(m), key=area_l.__getitem__, reverse=True)  # ties: by id (stable)
+        # A tag neither of whose poses lies in front of the camera has no fit to report (an
+        # extreme pixel noise on a tag a few pixels wide): the pipeline drops it.
+        order = [i for i in order if min(err[i], err[m + i]) < math.inf]
         for i in order:
             best, alt = (m + i, i) if err[m + i] < err[i] else (i, m + i)
             e_best, e_alt = err[best], err[alt]

@@ -410,10 +410,15 @@ class DifferentialDrive:
                              source, self.coast)
 
     def _lateral(self, h: float, omega: float, vx: float) -> None:
-        """Sideways skid: the body turns under the velocity; friction brings v_lat back to 0."""
+        """Sideways skid: the body turns under the velocity; friction brings v_lat back to 0.
+
+        The turn is exact: the body-frame velocity (vx, v_lat) rotates by -omega·h, keeping
+        its magnitude (a first-order step grew it by sqrt(1 + (omega·h)²) every substep,
+        which at long substeps or fast spins fed the skid until it overflowed)."""
         st = self.state
-        v_lat = st.v_lat - omega * vx * h
-        couple = omega * st.v_lat * h
+        c, s = math.cos(omega * h), math.sin(omega * h)
+        v_lat = st.v_lat * c - vx * s
+        couple = vx * (c - 1.0) + st.v_lat * s
         st.v_left += couple
         st.v_right += couple
         limit = self.params.lateral_friction * GRAVITY * h

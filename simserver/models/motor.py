@@ -27,6 +27,8 @@ from functools import cache
 
 from wpimath.system.plant import DCMotor
 
+from simserver.textcheck import excerpt
+
 
 class MotorCatalogError(ValueError):
     """An unknown motor name."""
@@ -131,7 +133,7 @@ def motor_by_name(name: str) -> MotorSpec:
     if canonical is None:
         hints = difflib.get_close_matches(_key(name), list(_BY_KEY), n=3, cutoff=0.5)
         suggestion = ", ".join(repr(_BY_KEY[h]) for h in hints)
-        msg = f"unknown motor type {name!r}"
+        msg = f"unknown motor type {excerpt(name)}"
         msg += f"; did you mean {suggestion}?" if hints else "; run `simserver motors` for the list"
         raise MotorCatalogError(msg)
     return MotorSpec.from_dcmotor(canonical, _CATALOG[canonical]())

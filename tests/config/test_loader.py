@@ -144,7 +144,7 @@ MALFORMED = [
     pytest.param(edit('mass = "60 lb"', 'mass = "60"'), "robot.mass",
                  ["'60' has no unit", "expected a mass"], id="unitless-string"),
     pytest.param(edit('mass = "60 lb"', 'mass = "-3 kg"'), "robot.mass",
-                 ["must be > 0 kg", "'-3 kg'"], id="negative-mass"),
+                 ["must be 0.1 ≤ value ≤ 100 kg", "'-3 kg'"], id="negative-mass"),
     pytest.param(edit("restitution = 0.2", "restitution = 1.5"), "field.restitution",
                  ["must be 0 ≤ value ≤ 1", "got 1.5"], id="restitution-range"),
     pytest.param(edit("seed = 0", 'seed = "zero"'), "sim.seed",
@@ -223,7 +223,7 @@ def test_all_problems_are_collected_one_line_each():
     assert len(lines) == 3, lines
     assert lines[0] == "robot.toml: sim.seed: must be ≥ 0, got -1"
     assert lines[1].startswith("robot.toml: robot.mass: '60' has no unit")
-    assert lines[2] == "robot.toml: drivetrain.gearing: must be > 0, got 0"
+    assert lines[2] == "robot.toml: drivetrain.gearing: must be 0.5 ≤ value ≤ 200, got 0"
 
 
 def test_load_reads_a_file_and_names_it_in_errors(tmp_path):

@@ -656,3 +656,16 @@ def test_min_area_rect_of_rectangles_and_a_rotated_square():
     pts = np.array(min_area_rect(kite))
     sides = sorted(np.linalg.norm(pts - np.roll(pts, -1, axis=0), axis=1))
     assert sides[0] * sides[2] <= 6.0 + 1e-9
+
+
+def test_a_tag_drowned_in_pixel_noise_is_dropped_not_reported_with_a_nan_ambiguity():
+    # A 16.5 cm tag 6 m away is 16 px wide; 50 px of corner noise (the most the config allows
+    # is 100) leaves no pose of it in front of the camera about half the time. Such a tag
+    # used to be reported with ambiguity inf/inf = NaN (published to PhotonVision's
+    # poseAmbiguity and the Limelight arrays); it is dropped, as a pipeline finds no fit.
+    cam = Camera(level_camera(pixel_noise=50.0, min_area=0.0), [facing_tag(1, 6.0)],
+                 rng=np.random.default_rng(0))
+    tags = [t for _ in range(200) for t in cam.capture(0.0, (0.0, 0.0, 0.0)).tags]
+    assert 0 < len(tags) < 200
+    for t in tags:
+        assert math.isfinite(t.ambiguity) and math.isfinite(t.best_error), t

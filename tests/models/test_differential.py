@@ -336,10 +336,31 @@ def test_turn_above_friction_limit_skids_outward():
     h = 0.005
     drive.step(h, 0.5, 1.0, Source(12.0, 0.0))
     vx, omega = 1.5, 1.0 / TRACK
-    # Body frame: dv_lat/dt = −ω·vx + friction, friction ≤ μ·g, so after one step
-    # v_lat = −(ω·vx − μ·g)·h (outward, to the right of a left turn). 1e-12: rounding.
-    assert drive.state.v_lat == pytest.approx(-(omega * vx - 0.1 * GRAVITY) * h, rel=1e-12)
+    # Body frame: the velocity turns by −ω·h under the body, then friction ≤ μ·g·h pulls
+    # v_lat back: after one step v_lat = −vx·sin(ω·h) + μ·g·h (outward, to the right of a
+    # left turn). 1e-12: rounding.
+    assert drive.state.v_lat == pytest.approx(-vx * math.sin(omega * h) + 0.1 * GRAVITY * h,
+                                              rel=1e-12)
     assert drive.state.v_lat < 0.0
+
+
+@pytest.mark.parametrize("h", [0.005, 0.05])
+def test_a_frictionless_skid_turns_the_velocity_without_changing_its_speed(h):
+    # Omni wheels (μ = 0), windings open: nothing acts on the chassis, so its velocity keeps
+    # its magnitude while the body turns under it. A first-order step grew it by
+    # sqrt(1 + (ω·h)²) each substep: ×1.7 a substep here at 50 ms, overflowing in seconds.
+    p = DifferentialParams(MASS, 3.0, TRACK, WHEEL_RADIUS, GEARING, motor_by_name("CIM"),
+                           MOTORS_PER_SIDE, lateral_friction=0.0)
+    drive = DifferentialDrive(p, PhysicalLongitudinal(p))
+    drive.reset(8.0, 4.0, 0.0)
+    drive.coast = (True, True)
+    drive.state.v_left, drive.state.v_right, drive.state.v_lat = 1.0, 13.0, 0.5
+    speed = math.hypot(7.0, 0.5)
+    for _ in range(round(5.0 / h)):
+        drive.step(h, 0.0, 0.0, Source(12.0, 0.0))
+        st = drive.state
+        assert math.hypot(0.5 * (st.v_left + st.v_right), st.v_lat) == pytest.approx(
+            speed, rel=1e-9)
 
 
 def test_skid_decays_to_zero_once_the_turn_stops():

@@ -13,6 +13,7 @@ every run, as CI needs); raise ``SIMSERVER_FUZZ_EXAMPLES`` to search longer.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import math
 import os
@@ -20,12 +21,15 @@ import string
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from wpimath.geometry import Transform3d
 
 from simserver.config.loader import ConfigError, default_config_text, loads, tomllib
 from simserver.world import ModelBuildError, World
+from tests.reliability import accepted
 from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 
 EXAMPLES = int(os.environ.get("SIMSERVER_FUZZ_EXAMPLES", "300"))
@@ -247,3 +251,106 @@ def test_hostile_quantities_are_config_errors(text):
     bad = default_config_text().replace('mass = "60 lb"', f"mass = {_string(text)}")
     with pytest.raises(ConfigError, match=r"robot\.mass"):
         loads(bad)
+
+
+# --- configs inside the declared ranges run finite ----------------------------------------------
+
+ACCEPTED_EXAMPLES = int(os.environ.get("SIMSERVER_ACCEPTED_EXAMPLES", "25"))
+SIMULATED = 1.0  # s each accepted config is stepped for
+
+
+_FIELDS: dict[type, tuple[str, ...] | None] = {}
+# Not published, and infinite by design when the alternate pose of a tag has a corner behind
+# the camera (simserver.models.camera.TagObservation).
+UNPUBLISHED = {"alt_error"}
+
+
+def _names(obj: Any) -> tuple[str, ...] | None:
+    """The fields to check of a dataclass or named tuple (None for anything else)."""
+    if dataclasses.is_dataclass(obj):
+        names = tuple(f.name for f in dataclasses.fields(obj))
+    elif isinstance(obj, tuple) and hasattr(obj, "_fields"):
+        names = obj._fields
+    else:
+        return None
+    return tuple(n for n in names if n not in UNPUBLISHED)
+
+
+def _finite(obj: Any) -> bool:
+    """Whether every number in ``obj`` is finite (the fast pass, run on every snapshot)."""
+    t = type(obj)
+    if t is float:
+        return obj - obj == 0.0  # NaN and ±inf give NaN
+    if t is int or t is bool or t is str or obj is None:
+        return True
+    if t is tuple or t is list:
+        return all(map(_finite, obj))
+    if t is dict:
+        return all(map(_finite, obj.values()))
+    if t not in _FIELDS:
+        _FIELDS[t] = _names(obj)
+    names = _FIELDS[t]
+    if names is not None:
+        return all(_finite(getattr(obj, n)) for n in names)
+    return not nonfinite(obj)
+
+
+def nonfinite(obj: Any, path: str = "snapshot") -> list[str]:
+    """Paths of the numbers in ``obj`` (a Snapshot and all it holds) that are NaN or infinite."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return []
+    if isinstance(obj, (int, float, np.integer, np.floating)):
+        return [] if math.isfinite(obj) else [f"{path} = {obj}"]
+    if isinstance(obj, np.ndarray):
+        return [] if np.isfinite(obj).all() else [path]
+    names = _names(obj)
+    if names is not None:
+        return [p for n in names for p in nonfinite(getattr(obj, n), f"{path}.{n}")]
+    if isinstance(obj, dict):
+        return [p for k, v in obj.items() for p in nonfinite(v, f"{path}[{k!r}]")]
+    if isinstance(obj, (list, tuple)):
+        return [p for i, v in enumerate(obj) for p in nonfinite(v, f"{path}[{i}]")]
+    if isinstance(obj, Transform3d):
+        r = obj.rotation()
+        return nonfinite((obj.x, obj.y, obj.z, r.x, r.y, r.z), path)
+    raise TypeError(f"{path}: cannot check a {type(obj).__name__}")
+
+
+@pytest.mark.parametrize("variant", accepted.DRIVETRAINS)
+@settings(max_examples=ACCEPTED_EXAMPLES, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=st.data())
+def test_configs_inside_the_declared_ranges_run_one_second_finite(variant, data):
+    """Whatever `simserver check` accepts runs: a config drawn from the declared ranges (every
+    numeric key from its own declaration, the ends of each range weighted; mechanisms of each
+    type, pneumatics, cameras with targets, obstacles, batteries) with a drivetrain of each
+    type and fidelity loads, builds its World and is stepped for one simulated second with
+    motor duties drawn from [-1, 1] and solenoids toggled; every number of every snapshot
+    stays finite and no model raises.
+
+    Enough examples to mean it: 25 per drivetrain variant, 200 in all, each drawing 50-200
+    values, so the ends of every range a variant uses come up in several examples and the
+    longest substep (50 ms, where a model would diverge) in about a third. While the ranges
+    were being set, runs of this size found a tank drive's skid overflowing, a winding of
+    1e-245 H turning an elevator NaN, a battery refusing to build and a camera's NaN pose
+    ambiguity; after the fixes, three runs of 1,200 random examples found nothing. The whole
+    test takes about 25 s here. Derandomized: CI runs the same examples every time; set
+    SIMSERVER_ACCEPTED_EXAMPLES to search longer."""
+    text = dumps(data.draw(accepted.configs(variant), label="config"))
+    cfg = loads(text, source="accepted.toml")  # the strategies stay inside every range
+    world = World(cfg)
+    duty = st.lists(st.floats(-1.0, 1.0), min_size=1, max_size=4)
+    duties = {name: data.draw(duty, label=f"duty {name}") for name in cfg.motors}
+    toggles = {name: data.draw(st.lists(st.booleans(), min_size=1, max_size=4),
+                               label=f"solenoid {name}") for name in cfg.solenoids}
+    ticks = math.ceil(SIMULATED / cfg.sim.tick)
+    for k in range(ticks):
+        for name, plan in duties.items():
+            world.set_motor(name, plan[k * len(plan) // ticks])
+        for name, plan in toggles.items():
+            world.set_solenoid(name, plan[k * len(plan) // ticks])
+        world.step(cfg.sim.tick)
+        snap = world.snapshot()
+        if not _finite(snap):
+            raise AssertionError(f"t = {world.time:.4f} s: {nonfinite(snap)[:5]}\n{text}")
+        assert not world.failed, f"t = {world.time:.4f} s: {world.failed}\n{text}"

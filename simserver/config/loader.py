@@ -26,6 +26,7 @@ from simserver.config.model import Config, MechanismSection
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.registry import registry
+from simserver.untrusted import FileRefused, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -710,8 +711,16 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue]) -> None:
         ))
 
 
+MAX_SCHEMA_FILE = 2**20  # bytes; a scenario file is a few hundred
+
+
 def load_schema_file(cls: type, path: str | Path) -> Any:
     """Read a TOML file other than a robot config (a CI scenario, say) and validate it against
-    the schema dataclass ``cls`` the way `load` validates a config: a missing file, a TOML
-    syntax error and every key problem raise ConfigError naming the file."""
-    return load_section(cls, _parse(_read(path), str(path)), source=str(path))
+    the schema dataclass ``cls`` the way `load` validates a config: a missing file, anything
+    but a regular UTF-8 file of at most MAX_SCHEMA_FILE bytes, a TOML syntax error and every
+    key problem raise ConfigError naming the file."""
+    try:
+        text = read_text(path, MAX_SCHEMA_FILE, "a TOML file")
+    except FileRefused as exc:
+        raise ConfigError(str(path), [ConfigIssue("", exc.reason)]) from None
+    return load_section(cls, _parse(text, str(path)), source=str(path))

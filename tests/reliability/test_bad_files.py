@@ -1,26 +1,27 @@
 """Files a user hands to `simserver run` besides the config (`--inputs` CSV, `--check` scenario,
-its trajectory, a `[robots]` entry's inputs) that are wrong in every way a file can be: a FIFO
-nobody writes, /dev/zero, a directory, binary or non-UTF-8 text, an endless line, huge fields,
-a file far too large, a file with secrets in it given by mistake. Each gives exit status 2 and
-one message naming the file, promptly, with no traceback, and with at most a short excerpt of
-what the file holds.
+its trajectory, a `[robots]` entry's inputs), and to `simserver plot`, that are wrong in every
+way a file can be: a FIFO nobody writes, /dev/zero, a directory, binary or non-UTF-8 text, an
+endless line, huge fields, a file far too large, a file with secrets in it given by mistake.
+Each gives exit status 2 and one message naming the file, promptly, with no traceback, and
+with at most a short excerpt of what the file holds.
 
-The CLI runs as a real subprocess with a timeout, so a hang fails the test instead of hanging it.
+Everything that reads such a file runs in a subprocess with a timeout and a 2 GiB address
+space, so a hang or a read that never ends fails the test instead of hanging it or eating the
+machine's memory (the old loader read /dev/zero at gigabytes a second).
 """
 
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
-import threading
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from simserver.io.scripted import MAX_BYTES, MAX_FIELD, ScriptError, load_script
-from simserver.scenario import MAX_TRAJECTORY_BYTES, read_trajectory
+from simserver.io.scripted import MAX_BYTES, MAX_FIELD, load_script
+from simserver.scenario import MAX_TRAJECTORY_BYTES
 from simserver.untrusted import EXCERPT
 from tests.ntutil import REPO
 
@@ -30,12 +31,37 @@ SECRET = "root:$6$Zs8cXQ2Lk9vR$SECRETHASHSECRETHASH:19700:0:99999:7:::"
 GOOD_SCENARIO = 'duration = "1 s"\n[expect]\nno_wall_contact = true\n'
 
 
+MEMORY = 2 * 2**30  # bytes of address space a subprocess may take; a run takes under 1 GiB
+
+
+def _limit_memory() -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+
+
+def python(*args: str) -> subprocess.CompletedProcess[str]:
+    """``python ARGS`` in the repository, bounded in time and memory, output captured."""
+    return subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
+                          timeout=TIMEOUT, stdin=subprocess.DEVNULL, preexec_fn=_limit_memory)
+
+
 def simserver_run(*args: str) -> tuple[int, str]:
     """``simserver run --fast -q ARGS`` as a subprocess: exit status and stderr."""
-    proc = subprocess.run([sys.executable, "-m", "simserver", "run", "--fast", "-q", *args],
-                          cwd=REPO, capture_output=True, text=True, timeout=TIMEOUT,
-                          stdin=subprocess.DEVNULL)
+    proc = python("-m", "simserver", "run", "--fast", "-q", *args)
     return proc.returncode, proc.stderr
+
+
+def error_of(call: str, path: Path) -> str:
+    """What ``call`` (``load_script`` or ``read_trajectory`` of ``PATH``) raises, as
+    "<type>: <message>", evaluated in a subprocess like ``simserver_run``."""
+    code = ("import sys\nfrom pathlib import Path\n"
+            "from simserver.io.scripted import load_script\n"
+            "from simserver.scenario import read_trajectory\n"
+            "PATH = Path(sys.argv[1])\n"
+            f"try:\n    {call}\nexcept Exception as exc:\n"
+            "    print(f'{type(exc).__name__}: {exc}')\n")
+    proc = python("-c", code, str(path))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip()
 
 
 def assert_refused(code: int, err: str, path: Path | str, *expected: str) -> None:
@@ -94,38 +120,24 @@ def test_a_trajectory_that_is_not_a_regular_file_exits_2(tmp_path, fifo, kind):
 
 
 @pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
+def test_plotting_a_recording_that_is_not_a_regular_file_exits_2(tmp_path, fifo, kind):
+    path, what = _special(kind, tmp_path, fifo)
+    proc = python("-m", "simserver", "plot", str(path), "-o", str(tmp_path / "plot.png"))
+    assert_refused(proc.returncode, proc.stderr, path, what,
+                   "a recording must be a regular file")
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero"])
 def test_robots_inputs_that_are_not_a_regular_file_are_refused(tmp_path, fifo, kind):
     path, what = _special(kind, tmp_path, fifo)
-    error = within(TIMEOUT, lambda: load_script(path, ["left", "right"], []))
-    assert isinstance(error, ScriptError), error
-    assert str(error) == f"{path}: {what}; an inputs CSV must be a regular file"
-
-
-def within(timeout: float, call: Callable[[], object]) -> BaseException | None:
-    """What ``call()`` raised (None if nothing), run on a thread so that a call that blocks
-    (opening a FIFO, reading /dev/zero) fails the test after ``timeout`` s instead of hanging
-    it; the thread is left behind, a daemon."""
-    raised: list[BaseException | None] = []
-
-    def target() -> None:
-        try:
-            call()
-            raised.append(None)
-        except BaseException as exc:  # handed to the test
-            raised.append(exc)
-
-    thread = threading.Thread(target=target, daemon=True)
-    thread.start()
-    thread.join(timeout)
-    if not raised:
-        pytest.fail(f"still blocked after {timeout:g} s")
-    return raised[0]
+    error = error_of("load_script(PATH, ['left', 'right'], [])", path)
+    assert error == f"ScriptError: {path}: {what}; an inputs CSV must be a regular file"
 
 
 def test_a_directory_as_inputs_is_refused_naming_it(tmp_path):
-    error = within(TIMEOUT, lambda: load_script(tmp_path, ["left", "right"], []))
-    assert str(error) == (f"{tmp_path}: is a directory, not a regular file; an inputs CSV "
-                          "must be a regular file")
+    error = error_of("load_script(PATH, ['left', 'right'], [])", tmp_path)
+    assert error == (f"ScriptError: {tmp_path}: is a directory, not a regular file; an inputs "
+                     "CSV must be a regular file")
 
 
 # --- bad content: refused with the line, never echoed at length -------------------------------
@@ -193,8 +205,8 @@ def test_a_utf8_byte_order_mark_is_not_part_of_the_header(tmp_path):
 
 def test_a_large_inputs_csv_takes_memory_for_its_values_not_its_text(tmp_path):
     """20 MB of 1 ms rows of time and two duties (750,000 rows): peak RSS grows by the values
-    as 8-byte floats (18 MB, measured), not by the rows as Python strings and floats (about
-    440 MB before, measured: 22 times the file's size). Bound: 1.5 times the file's size."""
+    as 8-byte floats (17.7 MB, measured), not by the rows as Python strings and floats (452 MB
+    before, measured: 23 times the file's size). Bound: 1.5 times the file's size."""
     path = tmp_path / "long.csv"
     with path.open("w") as fh:
         fh.write("time,left,right\n")
@@ -211,8 +223,9 @@ def test_a_large_inputs_csv_takes_memory_for_its_values_not_its_text(tmp_path):
         "before = hwm()\n"
         "script = load_script(sys.argv[1], ['left', 'right'], [])\n"
         "print(hwm() - before, len(script.times))\n")
-    out = subprocess.run([sys.executable, "-c", probe, str(path)], cwd=REPO, check=True,
-                         capture_output=True, text=True, timeout=TIMEOUT).stdout.split()
+    proc = python("-c", probe, str(path))
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout.split()
     grown, rows = int(out[0]), int(out[1])
     assert rows == 750_000
     assert grown < 1.5 * size, f"peak RSS grew {grown / 1e6:.0f} MB for a {size / 1e6:.0f} MB CSV"
@@ -255,6 +268,7 @@ def test_a_trajectory_over_its_size_limit_is_refused(tmp_path):
     path = tmp_path / "path.json"
     with path.open("wb") as fh:
         fh.truncate(MAX_TRAJECTORY_BYTES + 1)
-    error = within(TIMEOUT, lambda: read_trajectory(path))
-    assert str(error) == (f"trajectory file {path}: is {MAX_TRAJECTORY_BYTES + 1:,} bytes; "
-                          "a trajectory file may be 16 MiB at most")
+    error = error_of("read_trajectory(PATH)", path)
+    assert error == (f"TrajectoryFileError: trajectory file {path}: is "
+                     f"{MAX_TRAJECTORY_BYTES + 1:,} bytes; a trajectory file may be 16 MiB at "
+                     "most")

@@ -29,6 +29,7 @@ from pathlib import Path
 try:
     from benchmarks import (
         disconnect,
+        inputs_memory,
         latency,
         lockstep,
         mechanisms,
@@ -42,6 +43,7 @@ try:
     from benchmarks._common import machine_info, machine_line
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import disconnect  # type: ignore
+    import inputs_memory  # type: ignore
     import latency  # type: ignore
     import lockstep  # type: ignore
     import mechanisms  # type: ignore
@@ -55,17 +57,19 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
 
 FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0,
         "lockstep": 60.0, "vision_poses": 200, "worlds": 30.0, "worlds_repeats": 3,
-        "mechanisms": 60.0, "robot_switches": 1000, "kills": 120, "freezes": 20}
+        "mechanisms": 60.0, "robot_switches": 1000, "kills": 120, "freezes": 20,
+        "inputs_mb": 60.0}
 QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0,
          "lockstep": 10.0, "vision_poses": 50, "worlds": 5.0, "worlds_repeats": 1,
-         "mechanisms": 10.0, "robot_switches": 100, "kills": 12, "freezes": 3}
+         "mechanisms": 10.0, "robot_switches": 100, "kills": 12, "freezes": 3, "inputs_mb": 5.0}
 
 
 def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                     pace: dict | None = None, lock: dict | None = None,
                     vis: dict | None = None, wor: dict | None = None,
                     mech: dict | None = None, rlat: dict | None = None,
-                    mem: dict | None = None, gone: dict | None = None) -> str:
+                    mem: dict | None = None, gone: dict | None = None,
+                    inp: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, every section measured."""
     lines = [
         "# simserver benchmark figures",
@@ -102,6 +106,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
     if gone is not None:
         lines += ["## Disconnect and frozen client to motors at 0", "",
                   disconnect.format_markdown(gone).rstrip(), ""]
+    if inp is not None:
+        lines += [inputs_memory.format_markdown(inp).rstrip(), ""]
     return "\n".join(lines)
 
 
@@ -154,12 +160,15 @@ def main(argv: list[str] | None = None) -> int:
     print(flush=True)
     gone = disconnect.measure_disconnects(int(p["kills"]), int(p["freezes"]))
     print(disconnect.format_table(gone), flush=True)
+    print(flush=True)
+    inp = inputs_memory.measure_inputs_memory(p["inputs_mb"])
+    print(inputs_memory.format_table(inp), flush=True)
     elapsed = time.perf_counter() - start
     print(f"\nTotal: {elapsed:.0f} s")
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis,
-                                               wor, mech, rlat, mem, gone),
+                                               wor, mech, rlat, mem, gone, inp),
                                 encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

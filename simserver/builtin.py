@@ -26,7 +26,7 @@ from simserver.models.differential import (
 )
 from simserver.models.mechanisms import Arm, Elevator, LinearMotion, MotorDrive, Rotary
 from simserver.models.motor import motor_by_name
-from simserver.textcheck import excerpt
+from simserver.untrusted import excerpt
 
 
 def _differential(name: str, dt: DrivetrainConfig, cfg: Config) -> DifferentialDrive:

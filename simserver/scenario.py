@@ -26,6 +26,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,11 +44,13 @@ from simserver.config.fields import (
     text,
 )
 from simserver.config.loader import ConfigError, ConfigIssue, load_schema_file
+from simserver.untrusted import FileRefused, clip, excerpt, read_text
 from simserver.world import Snapshot
 
 ENABLE_MODES = ("autonomous", "teleop", "test")
 DEFAULT_HEADING_TOLERANCE = math.radians(10.0)  # rad, when `heading` is given alone
 TRAJECTORY_KEY = "expect.trajectory.file"
+MAX_TRAJECTORY_BYTES = 16 * 2**20  # a 15 s PathWeaver path at 20 ms states is about 200 kB
 NEVER_ENABLED = "robot was never enabled: no tick observed"
 NO_ROBOT = "no robot program connected during the run"
 FIELD2D_ROBOT = "/SmartDashboard/Field/Robot"  # a Field2d named "Field" (pyfrc, RobotPy)
@@ -229,21 +232,30 @@ def _resolve_trajectory(traj: TrajectoryExpectation | None, base: Path,
     return dataclasses.replace(traj, file=str(path))
 
 
+def _json_problem(exc: Exception) -> str:
+    """wpimath's complaint about a trajectory file without the file's text it quotes (its
+    "last read: '...'", a number it could not parse: anything the file holds) beyond a short
+    excerpt."""
+    message = str(exc).split("; last read:")[0]
+    return clip(re.sub(r"'([^']*)'", lambda m: excerpt(m.group(1)), message), 200)
+
+
 class TrajectoryFileError(Exception):
     """A trajectory file that is missing or not a WPILib trajectory; str() names the file."""
 
 
 def read_trajectory(path: Path) -> Trajectory:
     """Load a PathWeaver-format trajectory JSON file. Raises TrajectoryFileError."""
-    if not path.exists():
-        raise TrajectoryFileError(f"trajectory file {path}: file not found")
-    if not path.is_file():
-        raise TrajectoryFileError(f"trajectory file {path}: not a file")
     try:
-        traj = TrajectoryUtil.fromPathweaverJson(str(path))
+        text = read_text(path, MAX_TRAJECTORY_BYTES, "a trajectory file")
+    except FileRefused as exc:
+        raise TrajectoryFileError(f"trajectory file {exc}") from None
+    try:
+        traj = TrajectoryUtil.deserializeTrajectory(text)
     except Exception as exc:  # wpimath raises RuntimeError (JSON) and ValueError (no states)
         raise TrajectoryFileError(f"trajectory file {path} is not a WPILib trajectory JSON "
-                                  f"(PathWeaver export: a list of states): {exc}") from None
+                                  f"(PathWeaver export: a list of states): "
+                                  f"{_json_problem(exc)}") from None
     last = -math.inf
     for i, st in enumerate(traj.states()):
         values = (st.t, st.pose.X(), st.pose.Y(), st.pose.rotation().radians())

@@ -26,12 +26,22 @@ from simserver.io.halsim_ws import HalsimWsLink
 from simserver.io.nt import Endpoint, NtAdapter, photonvision_unavailable
 from simserver.io.robottopics import RobotValue, decode_pose
 from simserver.io.scripted import Script, load_script
-from simserver.io.stepwire import Attacher, Link, LinkError, LinkTimeout, Refused, attach
+from simserver.io.stepwire import (
+    Attacher,
+    Link,
+    LinkError,
+    LinkTimeout,
+    ProtocolError,
+    Refused,
+    attach,
+    period_message,
+)
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
 from simserver.lograte import LogLimiter
 from simserver.report import Summary, Trace
 from simserver.scenario import ScenarioCheck
+from simserver.untrusted import clip
 from simserver.world import ModelBuildError, Snapshot, World
 
 log = logging.getLogger("simserver.session")
@@ -49,6 +59,7 @@ AWAIT_TOPICS = 2.0  # for the NT connection
 AWAIT_PUBLISHED = 0.3  # once connected, for a first value
 # Wall time (s) between "waiting for a robot program" reminders.
 WAITING_EVERY = 5.0
+MAX_MISSING = 50  # lines of the bridge's "never created" list that are shown
 
 
 @dataclass
@@ -119,6 +130,7 @@ class Session:
         self.clock_gap: float | None = None  # real time with the bridge: see Summary
         self.bridge_seen = False  # a robot program's bridge exchanged periods with us
         self._arrived = False  # the world was reset for the robot program now connected
+        self._bad_bridge = False  # a bridge broke the protocol (said once)
         self._wall0 = time.monotonic()
         walls = self.world.walls
         self.recorder = None if options.wpilog is None else WpilogRecorder(
@@ -476,7 +488,7 @@ class Session:
         if ep is None or ep.mode != "client" or opts.halsim_ws is not None:
             return None
         attacher = Attacher(ep.host, self.cfg.bridge.port, "realtime",
-                            min(self.cfg.bridge.timeout, 2.0))
+                            min(self.cfg.bridge.timeout, 2.0), warn=log.warning)
         attacher.start()
         return attacher
 
@@ -582,11 +594,12 @@ class Session:
         otherwise be judged on a robot driven at part power or with dead sensors."""
         if not isinstance(lines, list) or not lines:
             return
-        said = [str(line) for line in lines]
-        for line in said:
-            log.warning("%s", line)
+        for line in lines[:MAX_MISSING]:
+            log.warning("%s", clip(str(line), 300))
+        if len(lines) > MAX_MISSING:
+            log.warning("... and %d more", len(lines) - MAX_MISSING)
         if self.options.check is not None:
-            raise RunError(f"{len(said)} hal address(es) of the config name devices the robot "
+            raise RunError(f"{len(lines)} hal address(es) of the config name devices the robot "
                            "program never created (listed above); fix simserver.toml before "
                            "judging a scenario")
 
@@ -602,6 +615,9 @@ class Session:
             except Refused as exc:
                 raise RunError(f"the robot program's bridge at {host}:{bridge.port} refused "
                                f"lock-step: {exc}") from None
+            except ProtocolError as exc:  # something answers there, and not as a bridge
+                raise RunError(f"lock-step: {host}:{bridge.port} answered, but not as a robot "
+                               f"program's bridge: {exc}") from None
             except (OSError, LinkError) as exc:
                 if time.monotonic() > deadline or self.stop_requested:
                     raise RunError(f"no robot program's bridge answered on {host}:{bridge.port} "
@@ -650,9 +666,7 @@ class Session:
                     why = "stopped (Ctrl-C)"
                     break
                 message = link.receive(cfg.bridge.timeout)
-                values = message.get("values")
-                if not isinstance(values, dict):
-                    raise LinkError("the bridge sent a message without values")
+                robot_time, values = period_message(message)
                 self._note_missing(message.get("missing"))
                 duties, states = decode_inputs(values, motors, solenoids, self.validator)
                 for name, duty in duties.items():
@@ -661,19 +675,16 @@ class Session:
                     world.set_solenoid(name, on)
                 mode = values.get(topics.ROBOT_MODE)
                 self._note_mode(mode if mode in topics.MODES else None)
-                robot_time = _finite(message.get("time"))
                 if self.nt is not None:
                     self.nt.poll()  # inputs come over the link; NT only drains its queues
-                    if robot_time is not None:
-                        self.nt.clock = (world.time, robot_time, period)
+                    self.nt.clock = (world.time, robot_time, period)
                 steps = 1
                 if realtime:
                     late = message.get("late")
                     if isinstance(late, int) and not isinstance(late, bool) and late >= 0:
                         self.late_periods = late_base + late
-                    if robot_time is not None:
-                        steps = clock.advance(robot_time)
-                        self.clock_gap = max(self.clock_gap or 0.0, clock.gap)
+                    steps = clock.advance(robot_time)
+                    self.clock_gap = max(self.clock_gap or 0.0, clock.gap)
                 self._apply_script()
                 if self._done():
                     why = "duration reached"
@@ -709,6 +720,16 @@ class Session:
                         time.sleep(delay)
                     elif delay < -MAX_LAG:
                         deadline = time.monotonic()
+        except ProtocolError as exc:
+            if not realtime:
+                raise RunError(f"lock-step: bad message from the robot program's bridge "
+                               f"({exc}); the run ends") from None
+            if not self._bad_bridge:
+                log.warning("bad message from the robot program's bridge (%s): link dropped, "
+                            "motors to 0; said once", exc)
+            self._bad_bridge = True
+            world.zero_inputs()
+            self._arrived = False
         except LinkTimeout as exc:
             if not realtime:
                 raise RunError(f"lock-step link to the robot program lost: {exc}") from None
@@ -761,13 +782,6 @@ class LoopClock:
         self.index = index
         self.gap = robot_time - self.base - index * period
         return steps
-
-
-def _finite(value: object) -> float | None:
-    """``value`` as a float when it is a finite number, else None."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
 
 
 Handler = Callable[[int, FrameType | None], object] | int | None

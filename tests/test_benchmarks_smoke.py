@@ -86,3 +86,8 @@ def test_run_all_quick_prints_throughput_and_latency_tables(tmp_path):
     assert re.search(r"^determinism: pose traces of the 2 runs\s+(bit-identical|DIFFERENT)",
                      out, re.M), out
     assert "## Lock-step with a robot program" in md
+    # Memory of a large inputs CSV: load_script's peak next to the rows kept as text.
+    m = re.search(r"^load_script \(values as 8-byte floats\)\s+" + NUMBER + r"\s+" + NUMBER,
+                  out, re.M)
+    assert m and float(m.group(1)) > 0, out
+    assert "### Inputs CSV:" in md

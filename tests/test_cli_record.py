@@ -96,7 +96,7 @@ def test_record_to_an_unwritable_path_exits_2_before_starting(tmp_path):
 def test_plot_of_a_missing_or_corrupt_file_exits_2_with_its_name(tmp_path):
     missing = tmp_path / "missing.wpilog"
     code, _, err = run_cli("plot", str(missing))
-    assert code == 2 and f"{missing}: cannot read" in err
+    assert code == 2 and f"{missing}: file not found" in err
     junk = tmp_path / "junk.wpilog"
     junk.write_bytes(b"\x00" * 100)
     code, _, err = run_cli("plot", str(junk), "-o", str(tmp_path / "junk.png"))

@@ -42,7 +42,8 @@ from simserver.bridge.clock import LockstepClock
 from simserver.bridge.core import Bridge
 from simserver.bridge.sync import RealtimeSync
 from simserver.config.model import BridgeConfig
-from simserver.io.stepwire import MODES, VERSION, Link, LinkError
+from simserver.io.stepwire import MODES, REASON, VERSION, Link, LinkError, ProtocolError
+from simserver.untrusted import clip
 
 # Wall time the bridge waits for camera frames simserver published over NT, per period.
 AWAIT_TIMEOUT = 0.25
@@ -118,6 +119,10 @@ class StepPort(threading.Thread):
                        "mode": "lockstep"})
             self.active.set()
             self._loop(link, clock)
+        except ProtocolError as exc:
+            self.say(f"lock-step: bad message from simserver ({exc}). The robot program stops, "
+                     "since its clock cannot advance without simserver.")
+            self.exit_process(1)
         except LinkError as exc:
             self.say(f"lock-step: simserver stopped answering: {exc} (bridge.timeout "
                      f"{cfg.timeout:g} s). The robot program stops, since its clock cannot "
@@ -178,11 +183,12 @@ class StepPort(threading.Thread):
                 self.say(f"simserver attached from {peer[0]}:{peer[1]} ({mode})")
                 return link, str(mode)
             if hello.get("hello") == "simserver":
-                self._refuse(link, f"simserver speaks step-wire version {hello.get('version')}, "
-                             f"this bridge {VERSION}: install the same simserver on both sides")
+                version = clip(repr(hello.get("version")), 40)
+                self._refuse(link, f"simserver speaks step-wire version {version}, this bridge "
+                             f"{VERSION}: install the same simserver on both sides")
                 continue
             self.say(f"ignored a connection from {peer[0]} that did not greet as "
-                     f"simserver {VERSION}: {hello!r:.80}")
+                     f"simserver {VERSION}: {clip(repr(hello), 80)}")
             link.close()
 
     def _await(self, heartbeats: dict[str, object]) -> None:
@@ -201,7 +207,7 @@ class StepPort(threading.Thread):
                 if time.monotonic() > deadline:
                     if topic not in self._late:
                         self._late.add(topic)
-                        self.say(f"lock-step: {topic} lagged more than "
+                        self.say(f"lock-step: {clip(topic, 100)} lagged more than "
                                  f"{AWAIT_TIMEOUT * 1e3:g} ms behind simserver; frames may "
                                  "reach robot code late")
                     break
@@ -217,12 +223,13 @@ class StepPort(threading.Thread):
             extra = {}
             reply = link.receive(timeout)
             if "bye" in reply:
-                self.say(f"simserver ended the run ({reply['bye']}); robot program exits")
+                self.say(f"simserver ended the run ({clip(str(reply['bye']), REASON)}); robot "
+                         "program exits")
                 self.exit_process(0)
                 return
             values = reply.get("values")
             if not isinstance(values, dict):
-                raise LinkError("message without values")
+                raise ProtocolError("message without values")
             bridge.apply(values)
             awaited = reply.get("await")
             if isinstance(awaited, dict):

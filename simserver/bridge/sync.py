@@ -26,7 +26,8 @@ from collections.abc import Callable
 import wpilib
 
 from simserver.bridge.core import Bridge
-from simserver.io.stepwire import Link, LinkError, LinkTimeout
+from simserver.io.stepwire import REASON, Link, LinkError, LinkTimeout, ProtocolError
+from simserver.untrusted import clip
 
 
 class RealtimeSync:
@@ -87,10 +88,10 @@ class RealtimeSync:
         except LinkTimeout:
             return False
         if "bye" in reply:
-            raise LinkError(f"simserver ended its run ({reply['bye']})")
+            raise LinkError(f"simserver ended its run ({clip(str(reply['bye']), REASON)})")
         values = reply.get("values")
         if not isinstance(values, dict):
-            raise LinkError("simserver sent a message without values")
+            raise ProtocolError("simserver sent a message without values")
         self.bridge.apply(values)
         self._pending = False
         return True

@@ -40,7 +40,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from simserver.textcheck import excerpt
+from simserver.untrusted import excerpt
 
 ROLES: dict[str, tuple[str, ...]] = {
     "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),

@@ -10,9 +10,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
-import os
 import re
-import stat
 import sys
 import types
 import typing
@@ -30,7 +28,7 @@ from simserver.config.tomlshape import TomlShapeError, check_shape
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.registry import registry
-from simserver.textcheck import control_character, excerpt
+from simserver.untrusted import FileRefused, control_character, excerpt, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -54,46 +52,14 @@ def load_default() -> Config:
     return loads(default_config_text(), source=f"<bundled {DEFAULT_CONFIG_NAME}>")
 
 
-_FILE_KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
-               (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-               (stat.S_ISSOCK, "a socket"))
-
-
 def _read(path: str | Path) -> str:
     """The text of a TOML file; ConfigError naming the file if it cannot be read. Only a
-    regular file of at most MAX_FILE_BYTES is read: a FIFO would block, /dev/zero never ends."""
-    source = str(path)
-
-    def fail(message: str) -> ConfigError:
-        return ConfigError(source, [ConfigIssue("", message)])
-
-    try:  # non-blocking: opening a FIFO nobody writes to returns at once
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        raise fail("file not found") from None
-    except OSError as exc:
-        raise fail(f"cannot read: {exc.strerror or exc}") from None
+    regular UTF-8 file of at most MAX_FILE_BYTES is read: a FIFO would block, /dev/zero never
+    ends."""
     try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = next((what for test, what in _FILE_KINDS if test(mode)), "not a file")
-            raise fail(f"is {kind}, not a regular file: give the path of a TOML file")
-        chunks: list[bytes] = []
-        size = 0
-        while size <= MAX_FILE_BYTES and (chunk := os.read(fd, MAX_FILE_BYTES + 1 - size)):
-            chunks.append(chunk)
-            size += len(chunk)
-        data = b"".join(chunks)
-    except OSError as exc:
-        raise fail(f"cannot read: {exc.strerror or exc}") from None
-    finally:
-        os.close(fd)
-    if len(data) > MAX_FILE_BYTES:
-        raise fail(f"larger than {MAX_FILE_BYTES // 1024} KiB: not a simserver config")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise fail(f"cannot read: not UTF-8 text (byte {exc.start + 1})") from None
+        return read_text(path, MAX_FILE_BYTES, "a simserver config (TOML)")
+    except FileRefused as exc:
+        raise ConfigError(str(path), [ConfigIssue("", exc.reason)]) from None
 
 
 def _parse(text: str, source: str) -> dict[str, Any]:
@@ -823,8 +789,16 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
     plausible.check(cfg, issues, own_field)
 
 
+MAX_SCHEMA_FILE = 2**20  # bytes; a scenario file is a few hundred
+
+
 def load_schema_file(cls: type, path: str | Path) -> Any:
     """Read a TOML file other than a robot config (a CI scenario, say) and validate it against
-    the schema dataclass ``cls`` the way `load` validates a config: a missing file, a TOML
-    syntax error and every key problem raise ConfigError naming the file."""
-    return load_section(cls, _parse(_read(path), str(path)), source=str(path))
+    the schema dataclass ``cls`` the way `load` validates a config: a missing file, anything
+    but a regular UTF-8 file of at most MAX_SCHEMA_FILE bytes, a TOML syntax error and every
+    key problem raise ConfigError naming the file."""
+    try:
+        text = read_text(path, MAX_SCHEMA_FILE, "a TOML file")
+    except FileRefused as exc:
+        raise ConfigError(str(path), [ConfigIssue("", exc.reason)]) from None
+    return load_section(cls, _parse(text, str(path)), source=str(path))

@@ -18,15 +18,27 @@ from __future__ import annotations
 import bisect
 import csv
 import difflib
+import itertools
 import math
 import re
+from array import array
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO
 
 from simserver.io import topics
+from simserver.untrusted import FileRefused, excerpt, open_regular, size_text, utf8
 
 XBOX_AXES, XBOX_BUTTONS = 6, 10
 _STICK = re.compile(r"^joystick([0-5])/(axis|button)(\d{1,2})$")
+
+# Limits on an inputs CSV. A 20 ms row of a 10-minute match with ten columns is about 3 MB;
+# 64 MiB holds hours of 1 ms rows and costs at most about 4 × its size in memory (values are
+# kept as 8-byte floats, from as little as 2 bytes of text each).
+MAX_BYTES = 64 * 2**20
+MAX_LINE = 64 * 2**10  # bytes of one line
+MAX_FIELD = 256  # characters of one field: a value or a column name
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
@@ -40,10 +52,10 @@ class ScriptError(ValueError):
 class Script:
     """Time-indexed inputs. times: s, increasing. motors/solenoids: column name -> values."""
 
-    times: list[float]
-    motors: dict[str, list[float]]
+    times: Sequence[float]
+    motors: Mapping[str, Sequence[float]]
     solenoids: dict[str, list[bool]]
-    axes: dict[str, list[float]] = field(default_factory=dict)
+    axes: Mapping[str, Sequence[float]] = field(default_factory=dict)
     buttons: dict[str, list[bool]] = field(default_factory=dict)
 
     @property
@@ -107,43 +119,84 @@ def _stick(column: str) -> tuple[int, int]:
 
 
 def load_script(path: str | Path, motors: list[str], solenoids: list[str]) -> Script:
-    """Read and validate a CSV of inputs for the named motors and solenoids."""
+    """Read and validate a CSV of inputs for the named motors and solenoids.
+
+    The file is read a line at a time and its values kept as 8-byte floats, so memory grows
+    with the number of values, not with the file's text; a file over ``MAX_BYTES``, a line
+    over ``MAX_LINE`` bytes, a field over ``MAX_FIELD`` characters and text that is not UTF-8
+    are refused, as is anything but a regular file (a FIFO or /dev/zero would block or never
+    end). Messages name the file and its line ("row"), never echo a file that is not an inputs
+    CSV, and show at most an excerpt of a bad value."""
     p = Path(path)
     try:
-        with p.open(newline="", encoding="utf-8") as fh:
-            reader = csv.reader(fh)
-            # Row numbers are the file's line numbers, counting comment and blank lines.
-            numbered = [(reader.line_num, r) for r in reader]
-    except OSError as exc:
-        raise ScriptError(f"{p}: cannot read: {exc.strerror or exc}") from None
-    numbered = [(n, r) for n, r in numbered if r and not r[0].lstrip().startswith("#")]
-    if len(numbered) < 2:
+        fh = open_regular(p, MAX_BYTES, "an inputs CSV")
+    except FileRefused as exc:
+        raise ScriptError(str(exc)) from None
+    with fh:
+        try:
+            return _parse(p, fh, motors, solenoids)
+        except csv.Error as exc:
+            raise ScriptError(f"{p}: not a valid CSV file ({exc})") from None
+        except OSError as exc:
+            raise ScriptError(f"{p}: cannot read: {exc.strerror or exc}") from None
+
+
+def _lines(p: Path, fh: BinaryIO) -> Iterator[str]:
+    """The file's lines as text (a UTF-8 byte order mark dropped); ScriptError at the first
+    line longer than MAX_LINE bytes or not UTF-8, and when the file grows past MAX_BYTES."""
+    total = 0
+    for number in itertools.count(1):
+        raw = fh.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        total += len(raw)
+        if len(raw) > MAX_LINE:
+            raise ScriptError(f"{p}: line {number} is longer than {size_text(MAX_LINE)}; "
+                              "not an inputs CSV")
+        if total > MAX_BYTES:  # it grew since it was opened
+            raise ScriptError(f"{p}: is more than {size_text(MAX_BYTES)}; an inputs CSV may "
+                              f"be {size_text(MAX_BYTES)} at most")
+        try:
+            text = utf8(raw, p, number)
+        except FileRefused as exc:
+            raise ScriptError(str(exc)) from None
+        yield text.removeprefix("\ufeff") if number == 1 else text
+
+
+def _parse(p: Path, fh: BinaryIO, motors: list[str], solenoids: list[str]) -> Script:
+    rows = _rows(p, fh)
+    first = next(rows, None)
+    if first is None:
         raise ScriptError(f"{p}: needs a header row and at least one data row")
-    head_no = numbered[0][0]
-    header = [h.strip() for h in numbered[0][1]]
+    head_no, header = first
+    header = [h.strip() for h in header]
     if header[0].lower() not in ("time", "t"):
-        raise ScriptError(f"{p}: row {head_no}: the first column must be 'time' (seconds), got "
-                          f"{header[0]!r}")
+        # Not echoed: a file given by mistake (/etc/shadow, a config) is not shown.
+        example = ",".join(["time", *(motors + solenoids)[:2]])
+        raise ScriptError(f"{p}: not an inputs CSV: its first row (row {head_no}) must be a "
+                          f"header whose first column is 'time' (seconds), such as "
+                          f"{example!r}")
     known = motors + solenoids
     for name in header[1:]:
         if name not in known and not _STICK.match(name):
             hint = difflib.get_close_matches(name, known, n=1)
-            msg = f"{p}: row {head_no}: column {name!r} is not a motor or solenoid in the config"
+            msg = (f"{p}: row {head_no}: column {excerpt(name)} is not a motor or solenoid "
+                   "in the config")
             msg += f"; did you mean {hint[0]!r}?" if hint else (
                 f" (known: {', '.join(known)}; joystick columns are joystick<n>/axis<k> and "
                 "joystick<n>/button<k>)")
             raise ScriptError(msg)
     if len(set(header)) != len(header):
         raise ScriptError(f"{p}: row {head_no}: duplicate column names")
-    times: list[float] = []
-    cols: dict[str, list[float]] = {n: [] for n in header[1:] if n in motors}
+    times = array("d")
+    cols = {n: array("d") for n in header[1:] if n in motors}
     sols: dict[str, list[bool]] = {n: [] for n in header[1:] if n in solenoids}
-    axes: dict[str, list[float]] = {n: [] for n in header[1:] if "/axis" in n}
+    axes = {n: array("d") for n in header[1:] if "/axis" in n}
     buttons: dict[str, list[bool]] = {n: [] for n in header[1:] if "/button" in n}
     for name in buttons:
         if _stick(name)[1] < 1:
             raise ScriptError(f"{p}: row {head_no}: column {name!r}: buttons count from 1")
-    for lineno, row in numbered[1:]:
+    for lineno, row in rows:
         if len(row) != len(header):
             raise ScriptError(f"{p}: row {lineno}: {len(row)} values, expected {len(header)}")
         for col, (name, cell) in enumerate(zip(header, row, strict=True), start=1):
@@ -152,15 +205,16 @@ def load_script(path: str | Path, motors: list[str], solenoids: list[str]) -> Sc
             if name in sols or name in buttons:
                 low = cell.lower()
                 if low not in _TRUE | _FALSE:
-                    raise ScriptError(f"{where}: expected 0/1 or true/false, got {cell!r}")
+                    raise ScriptError(f"{where}: expected 0/1 or true/false, got "
+                                      f"{excerpt(cell)}")
                 (sols[name] if name in sols else buttons[name]).append(low in _TRUE)
                 continue
             try:
                 value = float(cell)
             except ValueError:
-                raise ScriptError(f"{where}: expected a number, got {cell!r}") from None
+                raise ScriptError(f"{where}: expected a number, got {excerpt(cell)}") from None
             if not math.isfinite(value):
-                raise ScriptError(f"{where}: expected a finite number, got {cell!r}")
+                raise ScriptError(f"{where}: expected a finite number, got {excerpt(cell)}")
             if col == 1:
                 if times and value <= times[-1]:
                     raise ScriptError(f"{where}: times must increase, {value} follows "
@@ -173,4 +227,20 @@ def load_script(path: str | Path, motors: list[str], solenoids: list[str]) -> Sc
                 if not -1.0 <= value <= 1.0:
                     raise ScriptError(f"{where}: {what} must be within -1..1, got {value}")
                 (axes if name in axes else cols)[name].append(value)
+    if not times:
+        raise ScriptError(f"{p}: needs a header row and at least one data row")
     return Script(times, cols, sols, axes, buttons)
+
+
+def _rows(p: Path, fh: BinaryIO) -> Iterator[tuple[int, list[str]]]:
+    """(line number, fields) of each row that is not blank or a comment; ScriptError at a
+    field longer than MAX_FIELD characters. Line numbers count comment and blank lines."""
+    reader = csv.reader(_lines(p, fh))
+    for row in reader:
+        if not row or row[0].lstrip().startswith("#"):
+            continue
+        for col, cell in enumerate(row, start=1):
+            if len(cell) > MAX_FIELD:
+                raise ScriptError(f"{p}: row {reader.line_num}, column {col}: a field of "
+                                  f"{len(cell)} characters; fields hold at most {MAX_FIELD}")
+        yield reader.line_num, row

@@ -20,21 +20,35 @@ on with the last sensors when it is late (see ``simserver.bridge.sync``).
 
 Topic names are those of ``simserver.io.topics``. Floats travel as JSON numbers in their
 shortest round-trip form, so both sides see bit-identical values.
+
+Whatever the peer sends, a receiver gets a message (a JSON object) or a :class:`LinkError`,
+a :class:`ProtocolError` when the peer broke the protocol: a line over ``MAX_LINE`` bytes or
+nested deeper than ``MAX_DEPTH`` (refused before it is parsed), a line that is not a JSON
+object, a greeting or period message whose period or robot time is not a finite number in
+range. Texts a peer sent (a refusal's reason) are clipped before anyone shows them.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
+
+from simserver.untrusted import clip
 
 VERSION = 2
 MODES = ("lockstep", "realtime")
-MAX_LINE = 1 << 20
+MAX_LINE = 1 << 20  # bytes of one message; a period's is a few kB
+MAX_DEPTH = 16  # levels of nested arrays and objects in a message; a period's has 3
+MAX_PERIOD = 1.0  # s, the longest robot period a bridge may announce
+MAX_TIME = 1e9  # s, the latest robot time a bridge may report (31 years)
 SEND_TIMEOUT = 5.0  # s; a message is a few kB, far below the socket buffers
+REASON = 300  # characters of a peer's text (a refusal's reason) that are shown
 
 
 class LinkError(Exception):
@@ -43,6 +57,12 @@ class LinkError(Exception):
 
 class LinkTimeout(LinkError):
     """No whole message arrived in time; the connection is still usable."""
+
+
+class ProtocolError(LinkError):
+    """The peer sent something that breaks the protocol: a line that is not a message (not a
+    JSON object, too long, nested too deeply), a bad greeting, a period message without values
+    or with a robot time that is not a finite number in range. It is not a working peer."""
 
 
 class Link:
@@ -63,7 +83,8 @@ class Link:
 
     def receive(self, timeout: float) -> dict[str, Any]:
         """The next message; LinkTimeout if none arrives within ``timeout`` s (0: only what
-        has already arrived), LinkError if the connection is lost or garbled."""
+        has already arrived), ProtocolError if what arrived is not a message (the bad line is
+        consumed), LinkError if the connection is lost."""
         deadline = time.monotonic() + timeout
         while b"\n" not in self._buf:
             left = deadline - time.monotonic()
@@ -80,20 +101,67 @@ class Link:
                 raise LinkError("connection closed")
             self._buf += chunk
             if len(self._buf) > MAX_LINE:
-                raise LinkError("message too long")
+                raise ProtocolError("message too long")
         line, _, self._buf = self._buf.partition(b"\n")
+        if len(line) > MAX_LINE:
+            raise ProtocolError("message too long")
+        problem = nesting_problem(line, MAX_DEPTH)
+        if problem is not None:
+            raise ProtocolError(problem)
         try:
             message = json.loads(line)
         except ValueError:
-            raise LinkError("malformed message") from None
+            raise ProtocolError("malformed message") from None
         if not isinstance(message, dict):
-            raise LinkError("malformed message")
+            raise ProtocolError("malformed message")
         return message
 
     def close(self) -> None:
         """Close the socket."""
         with contextlib.suppress(OSError):
             self.sock.close()
+
+
+def nesting_problem(line: bytes, depth: int) -> str | None:
+    """Why the JSON text ``line`` must not reach the parser: arrays and objects nested more
+    than ``depth`` levels, or brackets that do not pair (then it is not JSON); None when
+    neither. Python's parser recurses once per level and raises RecursionError, not
+    ValueError, on a line of a million "[" characters; this takes at most ``depth`` passes
+    over the brackets at C speed, and none for a line with fewer brackets than that."""
+    if line.count(b"[") + line.count(b"{") <= depth:
+        return None
+    brackets = _STRINGS.sub(b"", line).translate(None, _NOT_BRACKETS)
+    for _ in range(depth):
+        inner = _pairs_removed(brackets)
+        if inner == brackets:
+            break
+        brackets = inner
+    if not brackets:
+        return None
+    if _pairs_removed(brackets) == brackets:
+        return "malformed message"
+    return f"message nested deeper than {depth} levels"
+
+
+def _pairs_removed(brackets: bytes) -> bytes:
+    return brackets.replace(b"[]", b"").replace(b"{}", b"")
+
+
+_STRINGS = re.compile(rb'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+
+
+def period_message(message: dict[str, Any]) -> tuple[float, dict[str, Any]]:
+    """The robot time (s) and values of a bridge's period message; ProtocolError when its
+    time is not a finite number in 0..MAX_TIME or its values not an object."""
+    robot_time, values = message.get("time"), message.get("values")
+    if not isinstance(values, dict):
+        raise ProtocolError("message without values")
+    if isinstance(robot_time, bool) or not isinstance(robot_time, (int, float)) or not (
+            0.0 <= robot_time <= MAX_TIME):  # NaN fails too
+        raise ProtocolError(f"robot time {clip(repr(robot_time), 40)} is not seconds in "
+                            f"0..{MAX_TIME:g}")
+    return float(robot_time), values
 
 
 class Refused(LinkError):
@@ -117,23 +185,27 @@ def attach(host: str, port: int, mode: str, timeout: float) -> tuple[Link, float
     period = hello.get("period")
     if isinstance(refused, str):
         link.close()
-        raise Refused(refused)
+        raise Refused(clip(refused, REASON))
     if hello.get("hello") != "bridge" or hello.get("mode") != mode or not isinstance(
-            period, float) or not 0.0 < period <= 1.0:
+            period, float) or not 0.0 < period <= MAX_PERIOD:  # NaN fails too
         link.close()
-        raise LinkError(f"unexpected greeting from {host}:{port}: {hello!r:.120}")
+        raise ProtocolError(f"unexpected greeting (expected a period in 0..{MAX_PERIOD:g} s "
+                            f"and mode {mode!r}): {clip(repr(hello), 120)}")
     return link, period
 
 
 class Attacher(threading.Thread):
     """Tries to attach to a bridge every ``interval`` s in the background, so a real-time
-    loop never waits on a connect: :meth:`take` returns the link once there is one."""
+    loop never waits on a connect: :meth:`take` returns the link once there is one. The first
+    greeting that breaks the protocol is told to ``warn``, once; the peer is tried again (a
+    robot program restarted with a working bridge attaches)."""
 
     def __init__(self, host: str, port: int, mode: str, timeout: float,
-                 interval: float = 0.5):
+                 interval: float = 0.5, warn: Callable[[str], None] | None = None):
         super().__init__(name="simserver-attach", daemon=True)
         self.address = (host, port)
         self.mode, self.timeout, self.interval = mode, timeout, interval
+        self.warn = warn
         self.refused: str | None = None  # the bridge's reason, when it refused (then stops)
         self._found: tuple[Link, float] | None = None
         self._stop = threading.Event()
@@ -147,6 +219,14 @@ class Attacher(threading.Thread):
             except Refused as exc:
                 self.refused = str(exc)
                 return
+            except ProtocolError as exc:
+                if self.warn is not None:
+                    host, port = self.address
+                    self.warn(f"{host}:{port} answered, but not as a robot program's bridge: "
+                              f"{exc}; trying again every {self.interval:g} s, quietly")
+                    self.warn = None
+                self._stop.wait(self.interval)
+                continue
             except (OSError, LinkError):
                 self._stop.wait(self.interval)
                 continue

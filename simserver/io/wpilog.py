@@ -56,10 +56,12 @@ from simserver.io.robottopics import RobotValue
 from simserver.io.topics import TopicSpec
 from simserver.registry import registry
 from simserver.report import Trace
+from simserver.untrusted import FileRefused, open_regular
 from simserver.world import Snapshot
 
 log = logging.getLogger("simserver.wpilog")
 
+MAX_RECORDING = 2**30  # bytes `simserver plot` reads; a 60 s kitbot run records about 2 MB
 TRUTH = f"{topics.PREFIX}/truth"
 TRUTH_X = f"{TRUTH}/x"
 TRUTH_Y = f"{TRUTH}/y"
@@ -485,6 +487,10 @@ def read_recording(path: str | Path) -> Recording:
 
 def _read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
     """Every double record of the entries named ``names`` or starting with ``prefix``."""
+    try:
+        open_regular(path, MAX_RECORDING, "a recording").close()  # a FIFO would block
+    except FileRefused as exc:
+        raise RecordError(str(exc)) from None
     try:
         reader = DataLogReader(str(path))
     except OSError as exc:

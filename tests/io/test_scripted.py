@@ -80,8 +80,8 @@ def test_after_last_row_the_last_row_applies(tmp_path):
 def test_header_may_name_time_t_and_comments_and_blank_lines_are_skipped(tmp_path):
     script = load_script(write(tmp_path, "# a comment\n\nt,left\n0,0.1\n# mid\n\n2,0.2\n"),
                          MOTORS, SOLENOIDS)
-    assert script.times == [0.0, 2.0]
-    assert script.motors == {"left": [0.1, 0.2]}
+    assert list(script.times) == [0.0, 2.0]
+    assert {k: list(v) for k, v in script.motors.items()} == {"left": [0.1, 0.2]}
 
 
 def test_bundled_s_curve_loads_for_the_kitbot():
@@ -162,8 +162,9 @@ def test_header_row_number_is_its_file_line_after_a_comment(tmp_path):
 
 
 def test_first_column_must_be_time(tmp_path):
-    msg, path = script_error(tmp_path, "tim,left\n0,0\n")
-    assert msg == f"{path}: row 1: the first column must be 'time' (seconds), got 'tim'"
+    msg, path = script_error(tmp_path, "# drive\ntim,left\n0,0\n")
+    assert msg == (f"{path}: not an inputs CSV: its first row (row 2) must be a header whose "
+                   "first column is 'time' (seconds), such as 'time,left,right'")
 
 
 def test_bad_solenoid_cell_names_file_row_and_column(tmp_path):
@@ -194,6 +195,6 @@ def test_header_without_data_rows_is_rejected(tmp_path):
 
 def test_missing_file_names_it(tmp_path):
     missing = tmp_path / "nope.csv"
-    with pytest.raises(ScriptError, match="cannot read") as exc:
+    with pytest.raises(ScriptError, match="file not found") as exc:
         load_script(missing, MOTORS, SOLENOIDS)
     assert str(exc.value).startswith(f"{missing}: ")

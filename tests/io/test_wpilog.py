@@ -343,7 +343,7 @@ def test_read_recording_of_an_interrupted_file_keeps_the_whole_records(tmp_path)
 
 def test_read_recording_errors_name_the_file(tmp_path):
     missing = tmp_path / "missing.wpilog"
-    with pytest.raises(RecordError, match=f"{missing}: cannot read"):
+    with pytest.raises(RecordError, match=f"{missing}: file not found"):
         read_recording(missing)
     junk = tmp_path / "junk.wpilog"
     junk.write_bytes(b"not a log at all" * 10)

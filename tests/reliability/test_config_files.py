@@ -120,7 +120,7 @@ def test_a_directory_as_the_config_is_refused(tmp_path):
 def test_a_config_larger_than_1_mib_is_refused_unread(tmp_path):
     path = tmp_path / "robot.toml"
     path.write_text(KITBOT + "#" * (1 << 20) + "\n")
-    refused(path, "larger than 1024 KiB")
+    refused(path, "a simserver config (TOML) may be 1 MiB at most")
 
 
 def test_a_config_that_is_not_utf8_is_refused(tmp_path):

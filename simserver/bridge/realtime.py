@@ -41,6 +41,13 @@ class NtLink:
         self._pubs: dict[str, Any] = {}
         self._subs = {name: self.inst.getTopic(name).genericSubscribe(LATEST)
                       for name in sensor_topics(bridge.cfg)}
+        # Published now, before the program's NT server starts: ntcore gives a topic its first
+        # publisher's type, so a client that publishes a string there first cannot win it.
+        for name in bridge.motors:
+            self._publisher(topics.motor(name), 0.0)
+        for name in bridge.solenoids:
+            self._publisher(topics.solenoid(name), False)
+        self._publisher(topics.ROBOT_MODE, "")
 
     def _publisher(self, topic: str, value: Any) -> Any:
         pub = self._pubs.get(topic)

@@ -47,3 +47,41 @@ def test_a_wrong_typed_first_publisher_does_not_block_the_robot_s_doubles():
     finally:
         peers.close()
         live.close()
+
+
+def test_the_bridge_owns_its_output_topics_before_any_client_can_publish_there():
+    # Client mode: the robot program hosts the NT server. The bridge's NT link publishes its
+    # output topics when it starts, before that server listens, so a client that publishes a
+    # string on a motor topic first is refused and the bridge's doubles get through.
+    import ntcore
+
+    from simserver.bridge.realtime import NtLink
+    from simserver.io import topics
+    from tests.bridge.test_bridge_core import make_bridge
+    from tests.ntutil import free_port
+
+    server = ntcore.NetworkTableInstance.create()
+    hostile = ntcore.NetworkTableInstance.create()
+    watcher = ntcore.NetworkTableInstance.create()
+    try:
+        link = NtLink(make_bridge(left='"pwm:0"', right='"pwm:1"'), server)
+        port = free_port()
+        server.startServer("", "127.0.0.1", 0, port)
+        for inst, name in ((hostile, "hostile"), (watcher, "watcher")):
+            inst.startClient4(name)
+            inst.setServer("127.0.0.1", port)
+            wait_for(inst.isConnected, 10, f"{name} to connect")
+        bad = hostile.getStringTopic(topics.motor("left")).publish()
+        bad.set("full speed")
+        hostile.flush()
+        time.sleep(0.5)  # its publish reaches the server before the bridge's first loop
+        seen = watcher.getTopic(topics.motor("left")).genericSubscribe()
+        for _ in range(20):
+            link.periodic()
+            server.flush()
+            time.sleep(0.02)
+        assert seen.getTopic().getTypeString() == "double"
+        assert seen.get().type() == ntcore.NetworkTableType.kDouble
+    finally:
+        for inst in (hostile, watcher, server):
+            ntcore.NetworkTableInstance.destroy(inst)

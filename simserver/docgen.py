@@ -240,8 +240,11 @@ meta topic and the connection events).
   before any client connects, so a client that publishes, say, a string on
   `/simserver/motors/left` is the one refused, and the robot program's doubles get through
   whoever came first. simserver names it once: `/simserver/motors/left: client NAME publishes
-  it as string, not double; ...`. In client mode the robot program hosts the server, and its
-  own publishers come first.
+  it as string, not double; ...`. In client mode the robot program hosts the server, and the
+  bridge publishes its output topics when it starts, before that server listens, so its own
+  publishers come first (an NT-only robot program that publishes `/simserver/motors/*` itself
+  should create its publishers in `robotInit` for the same reason; ntcore's own log line in
+  the robot program names a refused client there).
 - **A program that freezes** (a debugger breakpoint, SIGSTOP) keeps its connection open, and
   ntcore does not notice (measured: not within 12 s). The stale-input watchdog
   (`sim.input_timeout`, default 100 ms as WPILib's MotorSafety; 0 turns it off) applies to a

@@ -145,7 +145,9 @@ def with_elements(text: str) -> str:
 
 
 def placed(text: str, x: float, y: float, heading_deg: float) -> str:
-    """A config text whose robot starts at (x m, y m, heading°)."""
+    """A config text whose robot starts at (x m, y m, heading°, taken within ±180°: a config
+    refuses a start heading beyond ±360°)."""
+    heading_deg = (heading_deg + 180.0) % 360.0 - 180.0
     out, n = re.subn(r"^start = \{[^}]*\}",
                      f'start = {{ x = "{x:.4f} m", y = "{y:.4f} m", '
                      f'heading = "{heading_deg:.3f} deg" }}', text, count=1, flags=re.M)

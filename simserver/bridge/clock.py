@@ -41,6 +41,9 @@ from wpilib import RobotController
 REPORT_AFTER = 2.0  # s of wall time a step may wait before the bridge says what it waits for
 _SPINS = 500  # looks at the pending alarms before the bridge sleeps between looks
 _POLL = 0.0002  # s between those later looks
+# s of wall time robot time waits for a new notifier once the program freed its last one:
+# magicbot frees its loop's notifier when the mode changes and makes the next one a moment later
+NEW_NOTIFIER_GRACE = 0.5
 
 
 class LockstepClock:
@@ -54,14 +57,28 @@ class LockstepClock:
         self.exit_process = exit_process
         self._since: float | None = None  # wall time the current wait began
         self._what = ""
+        self._notifiers = 0  # HAL notifiers after the last park
         self._watch = threading.Thread(target=self._watch_steps, name="simserver-clock-watch",
                                        daemon=True)
         self._watch.start()
 
     def park(self) -> None:
-        """Wait until every notifier's thread is in its wait (the robot's loop has ended)."""
+        """Wait until every notifier's thread is in its wait (the robot's loop has ended). When
+        the program has just freed its last notifier, first give it NEW_NOTIFIER_GRACE to make
+        the next: with none, time would move on a whole period while that thread starts its
+        new mode's loop (seen under load: magicbot's first autonomous loop skipped)."""
         self._wait("the robot program's threads with a HAL notifier to finish their loops",
                    lambda: halsim.stepTiming(0))
+        if self._notifiers and not halsim.getNumNotifiers():
+            self._wait("the robot program to make its next loop's notifier", self._renewed)
+        self._notifiers = halsim.getNumNotifiers()
+
+    @staticmethod
+    def _renewed() -> None:
+        deadline = time.monotonic() + NEW_NOTIFIER_GRACE
+        while not halsim.getNumNotifiers() and time.monotonic() < deadline:
+            time.sleep(_POLL)
+        halsim.stepTiming(0)  # and until its thread waits on it
 
     def step(self, period: float) -> None:
         """Advance robot time by ``period`` s as ``stepTiming`` does: alarm by alarm, each

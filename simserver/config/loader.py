@@ -224,11 +224,12 @@ def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
         issues.append(ConfigIssue(prefix, f"expected a table, got {_describe(raw)}"))
         raw = {}
     fields = {f.name: f for f in dataclasses.fields(cls)}
+    keys = [name for name, f in fields.items() if spec_of(f).kind != "derived"]
     for key in raw:
-        if key not in fields:
-            hint = difflib.get_close_matches(key, list(fields), n=1, cutoff=0.6)
+        if key not in keys:  # a derived value (drivetrain_type, warnings) is no key either
+            hint = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
             msg = "unknown key"
-            msg += f"; did you mean {hint[0]!r}?" if hint else f"; known keys: {', '.join(fields)}"
+            msg += f"; did you mean {hint[0]!r}?" if hint else f"; known keys: {', '.join(keys)}"
             issues.append(ConfigIssue(_join(prefix, key), msg))
     hints = _hints(cls)
     values: dict[str, Any] = {}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from simserver.config.loader import ConfigError, default_config_text, load, load_default, loads
@@ -297,3 +299,13 @@ def test_encoder_on_a_motor_without_mechanism_says_there_is_no_drivetrain():
     assert [i.path for i in err.issues] == ["encoders.spare.motor"]
     assert "drives no mechanism with a position" in str(err)
     assert "no [drivetrain]" in str(err)
+
+
+@pytest.mark.parametrize("key", ["warnings", "drivetrain_type", "others"])
+def test_a_value_the_loader_derives_is_not_a_key_of_the_file(key):
+    with pytest.raises(ConfigError) as exc:
+        loads(f'{key} = "x"\n', source="test")
+    message = str(exc.value)
+    assert f"test: {key}: unknown key" in message
+    offered = set(re.findall(r"[a-z_]+", message.split(": unknown key", 1)[1]))
+    assert offered.isdisjoint({"warnings", "drivetrain_type", "others"}), message

@@ -309,6 +309,20 @@ def _ctre_values(listing: dict[str, Any],
     return values
 
 
+def wheel_span(drivetrain: dict[str, Any] | None) -> tuple[float, float]:
+    """How far apart (m) the drivetrain's outermost wheels are along x and y, as far as the
+    program tells (0 where it does not)."""
+    if drivetrain is None:
+        return 0.0, 0.0
+    if drivetrain["type"] == "swerve":
+        xs = [abs(x) for _, (x, _), _, _ in drivetrain["modules"]]
+        ys = [abs(y) for _, (_, y), _, _ in drivetrain["modules"]]
+        return 2.0 * max(xs, default=0.0), 2.0 * max(ys, default=0.0)
+    if drivetrain["type"] == "mecanum":
+        return drivetrain["wheelbase"] or 0.0, drivetrain["track_width"] or 0.0
+    return 0.0, drivetrain.get("track_width") or 0.0
+
+
 def _quadrant(xy: list[float]) -> str:
     """``front_left`` ... ``rear_right`` for a module position (x forward, y left)."""
     return f"{'front' if xy[0] > 0 else 'rear'}_{'left' if xy[1] > 0 else 'right'}"

@@ -8,9 +8,11 @@ a ``# CONFIRM:`` comment saying what to measure.
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
-from simserver.initcmd.draft import CONFIRM, Draft, Motor, meaningful
+from simserver.config.limits import INCH
+from simserver.initcmd.draft import CONFIRM, Draft, Motor, meaningful, wheel_span
 
 # Typical values for a mechanism to confirm: (key, TOML value, what to confirm).
 MECHANISM_DEFAULTS = {
@@ -167,12 +169,31 @@ def _analog_range(e: dict[str, Any]) -> list[str]:
     return out
 
 
+# Config's default outline (in) and what an outline adds around the outermost wheels: the
+# frame beyond the wheel (about 1.25 in) and bumpers (3.25 in), each side.
+DEFAULT_OUTLINE = {"length": 32.0, "width": 28.0}
+BEYOND_WHEELS = 9.0  # in
+
+
+def _outline(draft: Draft) -> list[str]:
+    """``length``/``width`` lines where the program's wheels are too far apart for the default
+    outline (the config would warn that they stick out)."""
+    out = []
+    for key, span in zip(("length", "width"), wheel_span(draft.drivetrain), strict=True):
+        inches = math.ceil(span / INCH + BEYOND_WHEELS)
+        if span and inches > DEFAULT_OUTLINE[key]:
+            out.append(f'{key} = "{inches} in"    {CONFIRM} outline with bumpers: the '
+                       f"program's wheels are {span / INCH:.3g} in apart")
+    return out
+
+
 def render(draft: Draft, program: str) -> str:
     """The simserver.toml text of ``draft`` for the robot program ``program``."""
     out = [f"# simserver.toml for {program}, written by `simserver init` from the devices the",
            "# program created. Check each `# CONFIRM:` value against the robot, then",
            "# `simserver check simserver.toml`. Keys and units: docs/config.md.", "",
-           "[robot]", f'mass = "60 lb"      {CONFIRM} with battery and bumpers', ""]
+           "[robot]", f'mass = "60 lb"      {CONFIRM} with battery and bumpers',
+           *_outline(draft), ""]
     for m in draft.motors:
         out += _motor(m)
     out += _drivetrain(draft)

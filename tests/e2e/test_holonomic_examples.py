@@ -144,8 +144,10 @@ def test_ctre_generated_swerve_after_init_follows_its_path(tmp_path):
     assert code == 0, output
     draft = draft_path.read_text()
     confirms = [line for line in draft.splitlines() if "# CONFIRM:" in line and line[0] != "#"]
-    assert len(confirms) == 9, confirms  # the mass, the eight motors' type (Kraken X60)
-    assert all(line.startswith(("mass", 'type = "Kraken X60"')) for line in confirms), confirms
+    # the mass, the width (the modules sit 22.75 in apart), the eight motors' type (Kraken X60)
+    assert len(confirms) == 10, confirms
+    assert all(line.startswith(("mass", "width", 'type = "Kraken X60"'))
+               for line in confirms), confirms
     ours, theirs = loads(draft), load(CTRE_SWERVE / "simserver.toml")
     for key in ("wheel_diameter", "drive_gearing", "steer_gearing", "coupling_ratio"):
         assert getattr(ours.drivetrain, key) == pytest.approx(getattr(theirs.drivetrain, key),

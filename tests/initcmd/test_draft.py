@@ -190,7 +190,8 @@ def test_tank_sides_by_name_with_kinematics_track_width_and_reversed_encoder():
         "left": ("left", "m", False), "right": ("right", "m", True)}
     assert [str(a) for a in cfg.gyro.hal] == ["navx"]
     confirms = [line for line in text.splitlines() if CONFIRM in line and line[0] != "#"]
-    assert len(confirms) == 5  # mass, 2 motor types, wheel diameter, gearing
+    assert len(confirms) == 6  # mass, width (the wheels sit 22 in apart), 2 motor types,
+    # wheel diameter, gearing
 
 
 def test_an_empty_program_gives_a_config_without_drivetrain_that_loads():

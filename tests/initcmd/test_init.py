@@ -138,16 +138,18 @@ def run_beside(program: str, cfg: Path, env: dict[str, str], *args: str,
 DRIVE_CONFIRMS = {
     "diffbot": [("type", '"NEO"', "motors.left"), ("type", '"NEO"', "motors.right"),
                 ("wheel_diameter", '"4 in"', None), ("gearing", "8.45", None),
-                ("mass", '"50 lb"', None)],
+                ("mass", '"50 lb"', None), ("width", '"39 in"', "robot")],
     "mecanumbot": [*(("type", '"NEO"', f"motors.{c}") for c in
                      ("front_left", "front_right", "back_left", "back_right")),
                    ("wheel_diameter", '"6 in"', None), ("gearing", "10.71", None),
-                   ("mass", '"50 lb"', None)],
+                   ("mass", '"50 lb"', None), ("length", '"39 in"', "robot"),
+                   ("width", '"39 in"', "robot")],
     "swervebot": [*(("type", '"NEO"', f"motors.{c}_{k}") for c in
                     ("front_left", "front_right", "back_left", "back_right")
                     for k in ("drive", "turning")),
                   ("wheel_diameter", '"4 in"', None), ("drive_gearing", "6.75", None),
-                  ("steer_gearing", "12.8", None), ("mass", '"50 lb"', None)],
+                  ("steer_gearing", "12.8", None), ("mass", '"50 lb"', None),
+                  ("length", '"39 in"', "robot"), ("width", '"39 in"', "robot")],
 }
 
 
@@ -174,6 +176,7 @@ HAND_WRITTEN = {
     "diffbot": """
 [robot]
 mass = "50 lb"
+width = "39 in"
 [motors.left]
 type = "NEO"
 count = 2
@@ -196,7 +199,7 @@ hal = "encoder:2"
 [gyro]
 hal = "analoggyro:0"
 """,
-    "mecanumbot": '[robot]\nmass = "50 lb"\n'
+    "mecanumbot": '[robot]\nmass = "50 lb"\nlength = "39 in"\nwidth = "39 in"\n'
     + _motors(CORNER_NAMES, {n: "inverted = true\n" for n in ("front_right", "back_right")})
     + """[drivetrain]
 type = "mecanum"
@@ -210,7 +213,8 @@ wheel_diameter = "6 in"
 gearing = 10.71
 """ + _encoders(CORNER_NAMES, ["m"] * 4, ("front_right", "back_right"))
     + '[gyro]\nhal = "analoggyro:0"\n',
-    "swervebot": '[robot]\nmass = "50 lb"\n' + _motors(SWERVE_MOTORS) + """[drivetrain]
+    "swervebot": '[robot]\nmass = "50 lb"\nlength = "39 in"\nwidth = "39 in"\n'
+    + _motors(SWERVE_MOTORS) + """[drivetrain]
 type = "swerve"
 wheel_diameter = "4 in"
 drive_gearing = 6.75

@@ -78,8 +78,8 @@ from typing import Literal, NamedTuple
 
 from simserver.fieldinfo import _FIELDS, field_size
 from simserver.models.obstacles import Obstacle
+from simserver.units import INCH
 
-INCH = 0.0254  # m
 ALLIANCE_WALL_HEIGHT = 1.98  # m, about 6 ft 6 in: assumed for corner stations
 SEASONS = tuple(_FIELDS)
 SYMMETRY: dict[str, Literal["mirror", "rotate"]] = {

@@ -72,6 +72,7 @@ class UnitError(ValueError):
 
 # pint computes integer powers with Python integers: "9**9**9 m" or "2**1000000000 m" would take
 # minutes and gigabytes. Chained powers and exponents above MAX_EXPONENT are refused unparsed.
+INCH = 0.0254  # m per inch (exact), for limits and defaults written in inches
 MAX_EXPONENT = 100.0
 _POWER_CHAIN = re.compile(r"(\*\*|\^)\s*\(?\s*[\w.+-]+\s*\)?\s*(\*\*|\^)")
 _EXPONENT = re.compile(r"(?:\*\*|\^)\s*\(?\s*[+-]?(\d+(?:\.\d*)?(?:[eE][+-]?\d+)?)")

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import math
 
-INCH = 0.0254  # m per inch
+from simserver.units import INCH
+
 DEG = math.pi / 180.0  # rad per degree
 PSI = 6894.757293168361  # Pa per lbf/in²
 MS = 1e-3  # s per millisecond

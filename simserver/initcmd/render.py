@@ -11,8 +11,8 @@ import json
 import math
 from typing import Any
 
-from simserver.config.limits import INCH
 from simserver.initcmd.draft import CONFIRM, Draft, Motor, meaningful, wheel_span
+from simserver.units import INCH
 
 # Typical values for a mechanism to confirm: (key, TOML value, what to confirm).
 MECHANISM_DEFAULTS = {

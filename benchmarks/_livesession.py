@@ -14,7 +14,7 @@ from typing import Any
 
 from simserver.config.loader import default_config_text, loads
 from simserver.io.nt import Endpoint
-from simserver.session import RunOptions, Session
+from simserver.runs.session import RunOptions, Session
 
 
 def free_port() -> int:

@@ -29,7 +29,7 @@ try:
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     from _common import bundled_script, robot_program_lock, text_table  # type: ignore
 from simserver.config.loader import load
-from simserver.session import RunOptions, Session
+from simserver.runs.session import RunOptions, Session
 
 REPO = Path(__file__).resolve().parents[1]
 KITBOT = REPO / "examples" / "kitbot"

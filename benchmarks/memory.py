@@ -9,7 +9,7 @@ What is measured
     Growth is the last sample minus the sample 10 s in (after start-up and connection).
 
 Reference
-    ``python -c "import simserver.session"`` (everything a run imports, nothing started)
+    ``python -c "import simserver.runs.session"`` (everything a run imports, nothing started)
     and ``python -c "pass"`` (the interpreter alone), each a fresh process reporting its own
     peak RSS; and the robot program's own peak (robotpy sim with the bridge).
 
@@ -48,7 +48,7 @@ def process_kib(code: str) -> dict[str, int]:
 
 def measure_references() -> dict[str, dict[str, int]]:
     """Peak RSS of the reference processes, KiB."""
-    return {"import": process_kib("import simserver.session"), "bare": process_kib("pass")}
+    return {"import": process_kib("import simserver.runs.session"), "bare": process_kib("pass")}
 
 
 def summarize_run(run: dict[str, Any], refs: dict[str, dict[str, int]]) -> dict[str, Any]:
@@ -81,7 +81,7 @@ def _rows(res: dict[str, Any]) -> list[list[str]]:
     return [
         [f"simserver run, kitbot, beside a robot program ({res['duration']:.0f} s real time)",
          _mib(res["peak_kib"]), _mib(res["final_kib"]), growth],
-        ['reference: python -c "import simserver.session"', _mib(refs["import"]["hwm"]),
+        ['reference: python -c "import simserver.runs.session"', _mib(refs["import"]["hwm"]),
          _mib(refs["import"]["rss"]), "imports only"],
         ['reference: python -c "pass"', _mib(refs["bare"]["hwm"]), _mib(refs["bare"]["rss"]),
          "the interpreter"],

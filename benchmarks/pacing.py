@@ -29,8 +29,8 @@ try:
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     from _common import bundled_script, text_table  # type: ignore
 from simserver.config.loader import load_default
-from simserver.session import RunOptions, Session
-from simserver.world import World
+from simserver.runs.session import RunOptions, Session
+from simserver.world.world import World
 
 
 def _summary(offsets: list[float], seconds: float) -> dict:

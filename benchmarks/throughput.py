@@ -63,7 +63,7 @@ import numpy as np
 from simserver.config.loader import load_default
 from simserver.config.model import Config
 from simserver.io.scripted import Script
-from simserver.world import World
+from simserver.world.world import World
 
 try:
     from benchmarks._common import (

@@ -52,7 +52,8 @@ from typing import Any
 import numpy as np
 from wpimath.geometry import Pose2d, Pose3d, Rotation2d, Rotation3d, Transform3d, Translation3d
 
-from simserver.models.camera import Camera, CameraSpec, season_fiducials
+from simserver.field.seasons import season_fiducials
+from simserver.models.camera import Camera, CameraSpec
 from simserver.models.obstacles import Obstacle
 
 try:

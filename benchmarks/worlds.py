@@ -3,7 +3,7 @@ and six robots in an arena, each next to a reference stepped in the same run.
 
 What is measured
     Simulated seconds per wall second (× real time) and µs per substep of
-    :class:`simserver.world.World` / :class:`simserver.arena.Arena` stepped in-process as fast
+    :class:`simserver.world.World` / :class:`simserver.world.arena.Arena` stepped in-process as fast
     as the CPU allows (no networking, no pacing), tick 10 ms, substep 5 ms (the configs'
     own). Worlds are built from the real configs: ``examples/swerve/simserver.toml`` (four MK4i
     modules, eight Kraken X60s, ``fidelity = "physical"``: tire model, stiff steer motors, its
@@ -74,9 +74,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from simserver.arena import Arena
 from simserver.config.loader import default_config_text, loads
-from simserver.world import World
+from simserver.world.arena import Arena
+from simserver.world.world import World
 
 try:
     from benchmarks._common import text_table

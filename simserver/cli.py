@@ -139,10 +139,10 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     from simserver.io.nt import Endpoint, listen_address, parse_hostport
     from simserver.io.scripted import ScriptError, load_script
     from simserver.io.wpilog import RecordError
-    from simserver.report import plot, write_trace
-    from simserver.scenario import ScenarioCheck, load_scenario
-    from simserver.session import RunOptions, Session
-    from simserver.world import ModelBuildError
+    from simserver.runs.report import plot, write_trace
+    from simserver.runs.scenario import ScenarioCheck, load_scenario
+    from simserver.runs.session import RunOptions, Session
+    from simserver.world.world import ModelBuildError
 
     _setup_logging(verbose, quiet)
     if server and serve:
@@ -353,9 +353,9 @@ def plot_cmd(recording: str, output: str | None, title: str | None) -> None:
       simserver run --inputs drive.csv --fast --record run.wpilog
       simserver plot run.wpilog -o run.png
     """
-    from simserver.fieldinfo import field_size
+    from simserver.field.seasons import field_size
     from simserver.io.wpilog import RecordError, read_recording
-    from simserver.report import plot
+    from simserver.runs.report import plot
 
     try:
         rec = read_recording(recording)
@@ -377,7 +377,7 @@ def plot_cmd(recording: str, output: str | None, title: str | None) -> None:
 def check(configs: tuple[str, ...]) -> None:
     """Validate config files without starting anything (exit 2 on any problem)."""
     from simserver.config.loader import ConfigError, load
-    from simserver.world import ModelBuildError, World
+    from simserver.world.world import ModelBuildError, World
 
     bad = 0
     for path in configs:
@@ -425,8 +425,8 @@ def motors() -> None:
 def field_cmd(season: str) -> None:
     """List a season's field elements (what `[field] elements = true` places): outline, size
     and height, in field coordinates (metres from the blue alliance wall's right corner)."""
-    from simserver.fieldelements import season_obstacles
-    from simserver.fieldinfo import field_size
+    from simserver.field.elements import season_obstacles
+    from simserver.field.seasons import field_size
 
     length, width = field_size(season)
     click.echo(f"{season} field: {length:.3f} m x {width:.3f} m")

@@ -16,7 +16,7 @@ from typing import Any
 
 import pint
 
-from simserver.untrusted import control_character, excerpt
+from simserver.util.untrusted import control_character, excerpt
 
 # Dimension name -> (pint dimensionality, SI unit used inside simserver).
 DIMENSIONS: dict[str, tuple[str, str]] = {

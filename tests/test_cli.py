@@ -16,7 +16,7 @@ from simserver.cli import main
 from simserver.config.loader import default_config_text, loads, tomllib
 from simserver.io.nt import photonvision_unavailable
 from simserver.io.scripted import load_script
-from simserver.session import RunOptions, Session
+from simserver.runs.session import RunOptions, Session
 from tests.ntutil import REPO, SimserverProcess, free_port, wait_for
 
 S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"

@@ -11,7 +11,7 @@ import math
 import pytest
 from robotpy_apriltag import AprilTagField, AprilTagFieldLayout
 
-from simserver.fieldelements import SEASONS, season_anchors, season_obstacles
+from simserver.field.elements import SEASONS, season_anchors, season_obstacles
 from simserver.models.collision import Obstacles
 
 LAYOUTS = {

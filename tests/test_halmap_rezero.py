@@ -1,9 +1,9 @@
-"""`simserver.halmap.Rezero` and `Watch`: the robot program's resets are kept, a physics.py's
+"""`simserver.hal.halmap.Rezero` and `Watch`: the robot program's resets are kept, a physics.py's
 writes are not (pure: a dict stands in for the HAL value)."""
 
 from __future__ import annotations
 
-from simserver.halmap import Rezero, Watch
+from simserver.hal.halmap import Rezero, Watch
 
 
 class Cell:

@@ -1,4 +1,4 @@
-"""`simserver.halmap.TurnCounter`: a CANcoder or Talon FX rotor counts turns where
+"""`simserver.hal.halmap.TurnCounter`: a CANcoder or Talon FX rotor counts turns where
 simserver's absolute reading wraps."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from simserver.halmap import TurnCounter
+from simserver.hal.halmap import TurnCounter
 
 
 def test_starts_at_the_first_reading_and_follows_the_shaft_across_the_wrap():

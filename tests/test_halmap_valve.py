@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from simserver.halmap import Valve, analog_voltage
+from simserver.hal.halmap import Valve, analog_voltage
 
 
 def test_single_solenoid_follows_its_channel_and_falls_off_when_disabled():

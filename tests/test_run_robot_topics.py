@@ -22,7 +22,7 @@ from click.testing import CliRunner
 from wpimath.geometry import Pose2d
 
 from simserver.cli import main
-from simserver.scenario import NO_ROBOT
+from simserver.runs.scenario import NO_ROBOT
 from tests.io.test_wpilog import read_log
 from tests.ntutil import REPO, client, free_port, wait_for
 

@@ -15,8 +15,9 @@ from wpimath.geometry import Pose2d, Rotation2d, Translation2d
 from wpimath.trajectory import Trajectory, TrajectoryConfig, TrajectoryGenerator, TrajectoryUtil
 
 from simserver.config.loader import ConfigError, default_config_text, load_default, loads
+from simserver.contract.snapshot import Snapshot
 from simserver.docgen import _rows_deep
-from simserver.scenario import (
+from simserver.runs.scenario import (
     NEVER_ENABLED,
     CheckResult,
     Scenario,
@@ -25,7 +26,7 @@ from simserver.scenario import (
     ScenarioResult,
     load_scenario,
 )
-from simserver.world import Snapshot, World
+from simserver.world import World
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "scenarios.md"
 DT = 0.02  # s per tick, as a 50 Hz robot loop

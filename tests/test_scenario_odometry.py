@@ -14,8 +14,9 @@ from pathlib import Path
 import pytest
 
 from simserver.config.loader import ConfigError, default_config_text, load_default, loads
-from simserver.scenario import NO_ROBOT, ScenarioCheck, load_scenario
-from simserver.world import Snapshot, World
+from simserver.contract.snapshot import Snapshot
+from simserver.runs.scenario import NO_ROBOT, ScenarioCheck, load_scenario
+from simserver.world import World
 from tests.test_scenario import check_named, drive, scenario_of, write_scenario
 
 REPO = Path(__file__).resolve().parents[1]

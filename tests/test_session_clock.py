@@ -1,4 +1,4 @@
-"""The real-time loop clock (`simserver.session.LoopClock`): one world period per robot loop,
+"""The real-time loop clock (`simserver.runs.session.LoopClock`): one world period per robot loop,
 whatever robot code's time, more only for loops that were really skipped."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simserver.session import MAX_CATCH_UP, LoopClock
+from simserver.runs.session import MAX_CATCH_UP, LoopClock
 
 PERIOD = 0.02
 

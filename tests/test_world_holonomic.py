@@ -23,7 +23,7 @@ from wpimath.kinematics import (
 
 from simserver.config.loader import ConfigError, loads
 from simserver.io import topics
-from simserver.world import World
+from simserver.world.world import World
 
 ROOT = Path(__file__).resolve().parent.parent
 SWERVE = (ROOT / "examples/swerve/simserver.toml").read_text()

@@ -3,7 +3,7 @@ hard stops, stall currents, neutral modes and ramps through the motor controller
 switches and encoders on mechanisms, and their config validation.
 
 The pure models have unit tests in tests/models/test_mechanisms.py; these tests drive them
-through real configs and :class:`simserver.world.World`, without mocks.
+through real configs and :class:`simserver.world.world.World`, without mocks.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.models.mechanisms import GRAVITY
 from simserver.models.motor import motor_by_name
-from simserver.world import World
+from simserver.world.world import World
 from tests.worlds import ARM as ARM_MECHANISM
 from tests.worlds import LIFT, SHOULDER_NEO, TWO_KRAKENS, make_world
 

@@ -21,7 +21,6 @@ from wpilib.simulation import (
     SimDeviceSim,
 )
 
-from simserver import halmap
 from simserver.bridge import inventory
 from simserver.bridge.devices import (
     AnalogSensor,
@@ -43,7 +42,8 @@ from simserver.bridge.objects import ProgramObjects
 from simserver.bridge.spark import SparkEncoder, SparkMotor
 from simserver.config.hal import HalAddress
 from simserver.config.model import Config, EncoderConfig
-from simserver.halmap import Watch
+from simserver.hal import halmap
+from simserver.hal.halmap import Watch
 from simserver.io import topics
 
 

@@ -9,7 +9,7 @@ Sensors the robot program can zero (``Encoder.reset()``, ``AnalogGyro.reset()``)
 through :class:`Rezero`: the bridge reads the value back before writing, and when the program
 changed it, keeps the difference as an offset, as the real device's counter would.
 
-Every sensor also has a ``watch`` (:class:`~simserver.halmap.Watch` or its Rezero) that tells
+Every sensor also has a ``watch`` (:class:`~simserver.hal.halmap.Watch` or its Rezero) that tells
 the bridge when a project's own physics.py wrote the same device in a loop: simserver's value
 is written after it and wins, and the user is told once.
 """
@@ -30,16 +30,16 @@ from wpilib.simulation import (
     SolenoidSim,
 )
 
-from simserver import halmap
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.hal import HalAddress
 from simserver.config.model import EncoderConfig, SolenoidConfig
-from simserver.halmap import Rezero, Watch
+from simserver.hal import halmap
+from simserver.hal.halmap import Rezero, Watch
 from simserver.units import unit_kind
 
 
 class Watched(Protocol):
-    """What a sensor's ``watch`` does (see :class:`~simserver.halmap.Watch`)."""
+    """What a sensor's ``watch`` does (see :class:`~simserver.hal.halmap.Watch`)."""
 
     def observe(self) -> None: ...
 
@@ -336,7 +336,7 @@ class Switch:
 
 class Solenoid:
     """A solenoid (``hal``) or double solenoid (``hal`` forward, ``reverse_hal``) on a CTRE
-    PCM or REV PH (module 0 or 1 respectively), as a :class:`~simserver.halmap.Valve`."""
+    PCM or REV PH (module 0 or 1 respectively), as a :class:`~simserver.hal.halmap.Valve`."""
 
     def __init__(self, cfg: SolenoidConfig):
         self.channels = [SolenoidSim(self._module(a), a.channel or 0)

@@ -319,7 +319,7 @@ def _spark_sensor(obj: Any) -> tuple[str, bool] | None:
     name = type(obj).__name__
     if name not in ("SparkMax", "SparkFlex"):
         return None
-    from simserver import halmap
+    from simserver.hal import halmap
 
     try:
         config = obj.configAccessor

@@ -7,14 +7,14 @@ feedback sensor by ``velocity·dt``, runs REV's loop on it and sets the applied 
 bridge gives every wired SPARK one SparkSim on the program's own object and iterates it once
 per robot loop with simserver's state, as a team's physics.py does after stepping its plant:
 the feedback sensor starts one step back from the value simserver wrote, so REV's advance
-lands on it (:func:`~simserver.halmap.spark_step_back`).
+lands on it (:func:`~simserver.hal.halmap.spark_step_back`).
 
 A SPARK whose object the program keeps out of reach (not an attribute path from its robot
 object) is read without REV's simulation: duty-cycle and voltage setpoints only.
 
 The encoders' SimDevices hold what the program reads: after its inversion and conversion
 factors, and for the absolute encoder after its zero offset, so those are applied here
-(:func:`~simserver.halmap.spark_reading`).
+(:func:`~simserver.hal.halmap.spark_reading`).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ from typing import Any
 import wpilib
 from wpilib.simulation import RoboRioSim
 
-from simserver import halmap
 from simserver.bridge import vendorsims
 from simserver.bridge.devices import Guarded, LazyDevice, Watched
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.hal import HalAddress
+from simserver.hal import halmap
 from simserver.models.motor import motor_by_name
 
 DEFAULT_MOTORS = {"sparkmax": "NEO", "sparkflex": "NEO Vortex"}

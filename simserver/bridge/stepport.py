@@ -43,7 +43,7 @@ from simserver.bridge.core import Bridge
 from simserver.bridge.sync import RealtimeSync
 from simserver.config.model import BridgeConfig
 from simserver.io.stepwire import MODES, REASON, VERSION, Link, LinkError, ProtocolError
-from simserver.untrusted import clip
+from simserver.util.untrusted import clip
 
 # Wall time the bridge waits for camera frames simserver published over NT, per period.
 AWAIT_TIMEOUT = 0.25

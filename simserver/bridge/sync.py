@@ -27,7 +27,7 @@ import wpilib
 
 from simserver.bridge.core import Bridge
 from simserver.io.stepwire import REASON, Link, LinkError, LinkTimeout, ProtocolError
-from simserver.untrusted import clip
+from simserver.util.untrusted import clip
 
 
 class RealtimeSync:

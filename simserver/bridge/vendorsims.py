@@ -26,9 +26,9 @@ import sys
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from simserver import halmap
 from simserver.bridge.devices import LazyDevice
 from simserver.bridge.objects import address_of
+from simserver.hal import halmap
 
 CTRE_SWERVE_MODULE = "phoenix6.swerve.swerve_drivetrain"
 _PATCHED = "_simserver_patched"  # attribute marking a method replaced here

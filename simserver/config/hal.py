@@ -40,7 +40,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from simserver.untrusted import excerpt
+from simserver.util.untrusted import excerpt
 
 ROLES: dict[str, tuple[str, ...]] = {
     "motor": ("pwm", "talonfx", "sparkmax", "sparkflex", "simdevice"),

@@ -28,7 +28,7 @@ from simserver.config.tomlshape import TomlShapeError, check_shape
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.registry import registry
-from simserver.untrusted import FileRefused, control_character, excerpt, read_text
+from simserver.util.untrusted import FileRefused, control_character, excerpt, read_text
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -20,7 +20,7 @@ from simserver.config.limits import (
     PSI,
 )
 from simserver.config.model import Config, DrivetrainConfig
-from simserver.fieldinfo import field_size
+from simserver.field.seasons import field_size
 from simserver.models.battery import DEFAULT_EMPTY_VOLTAGE
 from simserver.models.motor import MotorCatalogError, motor_by_name
 

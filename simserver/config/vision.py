@@ -38,15 +38,14 @@ from simserver.config.fields import (
     table,
 )
 from simserver.config.limits import DEG, LARGEST_FIELD, ROBOT_REACH
-from simserver.fieldinfo import _FIELDS
+from simserver.field.seasons import SEASONS, season_fiducials
 from simserver.models.camera import (
     BearingTarget,
     CameraSpec,
     Fiducial,
-    season_fiducials,
 )
 
-TAG_SEASONS = tuple(sorted(_FIELDS))
+TAG_SEASONS = SEASONS
 PROTOCOLS = ("photonvision", "limelight", "both")
 ANGLE: dict[str, Any] = {"minimum": -360 * DEG, "maximum": 360 * DEG}
 ON_ROBOT: dict[str, Any] = {"minimum": -ROBOT_REACH, "maximum": ROBOT_REACH}

@@ -36,9 +36,9 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-from simserver import halmap
 from simserver.config.hal import HalAddress
 from simserver.config.model import Config, EncoderConfig
+from simserver.hal import halmap
 from simserver.io import topics
 from simserver.io.nt import InputState
 from simserver.io.validation import InputValidator, decode_inputs

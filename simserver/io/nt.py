@@ -34,7 +34,8 @@ from wpimath.geometry import Pose2d
 from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver.config.model import Config
-from simserver.fieldinfo import field_size
+from simserver.contract.snapshot import Snapshot
+from simserver.field.seasons import field_size
 from simserver.io import topics
 from simserver.io.field2d import Field2dPublisher
 from simserver.io.limelight import LimelightPublisher
@@ -42,10 +43,9 @@ from simserver.io.mechanism2d import Mechanism2dPublisher
 from simserver.io.ntinputs import InputReader, InputState
 from simserver.io.robottopics import RobotTopicReader, RobotValue
 from simserver.io.validation import InputValidator
-from simserver.lograte import LogLimiter
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
-from simserver.world import Snapshot
+from simserver.util.lograte import LogLimiter
 
 if TYPE_CHECKING:
     from simserver.io.photonvision import PhotonVisionPublisher

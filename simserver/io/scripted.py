@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from simserver.io import topics
-from simserver.untrusted import FileRefused, excerpt, open_regular, size_text, utf8
+from simserver.util.untrusted import FileRefused, excerpt, open_regular, size_text, utf8
 
 XBOX_AXES, XBOX_BUTTONS = 6, 10
 _STICK = re.compile(r"^joystick([0-5])/(axis|button)(\d{1,2})$")

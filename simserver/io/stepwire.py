@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from simserver.untrusted import clip
+from simserver.util.untrusted import clip
 
 VERSION = 2
 MODES = ("lockstep", "realtime")

@@ -12,12 +12,12 @@ from typing import Any
 from wpimath.geometry import Pose2d, Rotation2d
 from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 
-from simserver import halmap
 from simserver.config.model import Config
+from simserver.contract.snapshot import Snapshot
+from simserver.hal import halmap
 from simserver.models.api import OutputSpec
 from simserver.registry import registry
 from simserver.units import unit_kind
-from simserver.world import Snapshot
 
 PREFIX = "/simserver"
 POSE = f"{PREFIX}/pose"

@@ -51,13 +51,13 @@ from wpiutil.log import DataLogReader
 
 from simserver import __version__
 from simserver.config.model import Config
+from simserver.contract.snapshot import Snapshot
 from simserver.io import topics
 from simserver.io.robottopics import RobotValue
 from simserver.io.topics import TopicSpec
 from simserver.registry import registry
-from simserver.report import Trace
-from simserver.untrusted import FileRefused, open_regular
-from simserver.world import Snapshot
+from simserver.runs.report import Trace
+from simserver.util.untrusted import FileRefused, open_regular
 
 log = logging.getLogger("simserver.wpilog")
 

@@ -241,19 +241,6 @@ def layout_fiducials(layout: Any) -> list[Fiducial]:
     return [Fiducial(int(t.ID), t.pose) for t in layout.getTags()]
 
 
-def season_fiducials(season: str) -> list[Fiducial]:
-    """The official AprilTags of a season ("2022" … "2026") from robotpy-apriltag."""
-    from robotpy_apriltag import AprilTagField, AprilTagFieldLayout
-
-    from simserver.fieldinfo import _FIELDS
-
-    if season not in _FIELDS:
-        raise ValueError(f"no AprilTag layout for season {season!r} "
-                         f"(known: {', '.join(sorted(_FIELDS))})")
-    return layout_fiducials(AprilTagFieldLayout.loadField(getattr(AprilTagField,
-                                                                  _FIELDS[season])))
-
-
 class TagObservation(NamedTuple):
     """One detected fiducial in one frame.
 
@@ -880,6 +867,7 @@ class VisionSystem:
     adding a camera does not change the noise another one sees.
 
         >>> import numpy as np
+        >>> from simserver.field.seasons import season_fiducials
         >>> vision = VisionSystem([CameraSpec("a"), CameraSpec("b")], season_fiducials("2026"),
         ...                       rng=np.random.default_rng(1))
         >>> sorted(vision.cameras)

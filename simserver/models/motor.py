@@ -27,7 +27,7 @@ from functools import cache
 
 from wpimath.system.plant import DCMotor
 
-from simserver.untrusted import excerpt
+from simserver.util.untrusted import excerpt
 
 
 class MotorCatalogError(ValueError):

@@ -29,10 +29,10 @@ from wpilib.simulation import (
 )
 from wpimath.system.plant import DCMotor, LinearSystemId
 
-from simserver import halmap
 from simserver.bridge.core import Bridge
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.loader import loads
+from simserver.hal import halmap
 from simserver.io import topics
 
 DT = 0.02  # s, the robot loop

@@ -20,8 +20,9 @@ import numpy as np
 import pytest
 from wpimath.geometry import Pose2d, Pose3d, Rotation2d, Rotation3d, Transform3d, Translation3d
 
+from simserver.field.seasons import season_fiducials
 from simserver.io.limelight import LimelightPublisher, limelight_table
-from simserver.models.camera import Camera, CameraSpec, season_fiducials
+from simserver.models.camera import Camera, CameraSpec
 from tests.ntutil import client, free_port, wait_for
 
 pytestmark = pytest.mark.network

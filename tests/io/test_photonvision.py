@@ -26,6 +26,7 @@ from photonlibpy.packet import Packet
 from photonlibpy.targeting import PhotonPipelineResult
 from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
 
+from simserver.field.seasons import season_fiducials
 from simserver.io.photonvision import (
     MESSAGE_UUID,
     TYPE_STRING,
@@ -36,7 +37,6 @@ from simserver.models.camera import (
     Camera,
     CameraSpec,
     Fiducial,
-    season_fiducials,
 )
 from tests.ntutil import client, free_port, wait_for
 

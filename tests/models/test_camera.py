@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from wpimath.geometry import Pose2d, Pose3d, Rotation2d, Rotation3d, Transform3d, Translation3d
 
+from simserver.field.seasons import season_fiducials
 from simserver.models.camera import (
     LINE_OF_SIGHT_MARGIN,
     MAX_CATCHUP,
@@ -26,7 +27,6 @@ from simserver.models.camera import (
     VisionSystem,
     megatag2_position,
     min_area_rect,
-    season_fiducials,
 )
 from simserver.models.obstacles import Obstacle
 from tests.io.photon_process import NO_PHOTONLIBPY

@@ -30,7 +30,7 @@ from simserver.models.differential import (
     linear_deadzone,
 )
 from simserver.models.motor import motor_by_name
-from simserver.world import World
+from simserver.world.world import World
 
 # The kitbot, from the issue, in SI (written out here, not read from the loader).
 LB = 0.45359237

@@ -13,7 +13,7 @@ import pytest
 
 from simserver.config.loader import default_config_text, loads
 from simserver.models.sensors import Encoder, Gyro
-from simserver.world import World
+from simserver.world.world import World
 
 WHEEL_RADIUS = 3 * 0.0254  # m
 GEARING = 10.71

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from simserver.config.loader import load_default
 from simserver.models.walls import RESTING_SPEED, Body, FieldWalls
-from simserver.world import World
+from simserver.world.world import World
 
 MASS, INERTIA = 27.0, 2.0  # kg, kg·m²
 # Impacts with two simultaneous contacts (a flush face) are solved iteratively (projected

@@ -41,7 +41,7 @@ from simserver.config.vision import (
     FiducialConfig,
     IntrinsicsConfig,
 )
-from simserver.fieldinfo import field_size
+from simserver.field.seasons import field_size
 from simserver.models.motor import catalog_names
 from simserver.units import DIMENSIONS
 

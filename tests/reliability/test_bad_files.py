@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 
 from simserver.io.scripted import MAX_BYTES, MAX_FIELD, load_script
-from simserver.scenario import MAX_TRAJECTORY_BYTES
-from simserver.untrusted import EXCERPT
+from simserver.runs.scenario import MAX_TRAJECTORY_BYTES
+from simserver.util.untrusted import EXCERPT
 from tests.ntutil import REPO
 
 S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"
@@ -55,7 +55,7 @@ def error_of(call: str, path: Path) -> str:
     "<type>: <message>", evaluated in a subprocess like ``simserver_run``."""
     code = ("import sys\nfrom pathlib import Path\n"
             "from simserver.io.scripted import load_script\n"
-            "from simserver.scenario import read_trajectory\n"
+            "from simserver.runs.scenario import read_trajectory\n"
             "PATH = Path(sys.argv[1])\n"
             f"try:\n    {call}\nexcept Exception as exc:\n"
             "    print(f'{type(exc).__name__}: {exc}')\n")

@@ -31,7 +31,7 @@ from simserver.config.loader import load
 from simserver.io import topics
 from simserver.io.nt import Endpoint
 from simserver.io.stepwire import MAX_DEPTH, MAX_LINE, VERSION, Link, LinkError, ProtocolError
-from simserver.session import RunOptions, Session
+from simserver.runs.session import RunOptions, Session
 from tests.e2e.robots import KITBOT, RobotProgram, config_with
 from tests.ntutil import REPO, free_port, wait_for
 

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks._livesession import LiveSession
 from benchmarks._ntpeer import Peers
-from simserver.lograte import BURST
+from simserver.util.lograte import BURST
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 

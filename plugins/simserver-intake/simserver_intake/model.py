@@ -349,7 +349,7 @@ def _create(name: str, config: IntakeConfig, cfg: Config) -> Intake:
 def _field_limits(cfg: Config) -> tuple[float, float]:
     """Field (length, width) as World builds it (season size, overridden by field.length/width).
     """
-    from simserver.fieldinfo import field_size
+    from simserver.field.seasons import field_size
 
     length, width = field_size(cfg.field.season)
     return cfg.field.length or length, cfg.field.width or width

@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 
-from simserver.arena import Arena
 from simserver.config.model import Config
+from simserver.contract.snapshot import Snapshot
 from simserver.io import topics
 from simserver.io.halsim_ws import HalsimWsLink
 from simserver.io.nt import Endpoint, NtAdapter, photonvision_unavailable
@@ -38,11 +38,12 @@ from simserver.io.stepwire import (
 )
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
-from simserver.lograte import LogLimiter
-from simserver.report import Summary, Trace
-from simserver.scenario import ScenarioCheck
-from simserver.untrusted import clip
-from simserver.world import ModelBuildError, Snapshot, World
+from simserver.runs.report import Summary, Trace
+from simserver.runs.scenario import ScenarioCheck
+from simserver.util.lograte import LogLimiter
+from simserver.util.untrusted import clip
+from simserver.world.arena import Arena
+from simserver.world.world import ModelBuildError, World
 
 log = logging.getLogger("simserver.session")
 

@@ -44,8 +44,8 @@ from simserver.config.fields import (
     text,
 )
 from simserver.config.loader import ConfigError, ConfigIssue, load_schema_file
-from simserver.untrusted import FileRefused, clip, excerpt, read_text
-from simserver.world import Snapshot
+from simserver.contract.snapshot import Snapshot
+from simserver.util.untrusted import FileRefused, clip, excerpt, read_text
 
 ENABLE_MODES = ("autonomous", "teleop", "test")
 DEFAULT_HEADING_TOLERANCE = math.radians(10.0)  # rad, when `heading` is given alone

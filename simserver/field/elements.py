@@ -76,12 +76,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Literal, NamedTuple
 
-from simserver.fieldinfo import _FIELDS, field_size
+from simserver.field.seasons import SEASONS, field_size, tag_layout
 from simserver.models.obstacles import Obstacle
 from simserver.units import INCH
 
 ALLIANCE_WALL_HEIGHT = 1.98  # m, about 6 ft 6 in: assumed for corner stations
-SEASONS = tuple(_FIELDS)
 SYMMETRY: dict[str, Literal["mirror", "rotate"]] = {
     "2022": "rotate", "2023": "mirror", "2024": "mirror", "2025": "rotate", "2026": "rotate",
 }
@@ -127,9 +126,7 @@ class _Fit:
     """Tag access for one season, with each blue-end tag's red partner mapped onto it."""
 
     def __init__(self, season: str):
-        from robotpy_apriltag import AprilTagField, AprilTagFieldLayout
-
-        layout = AprilTagFieldLayout.loadField(getattr(AprilTagField, _FIELDS[season]))
+        layout = tag_layout(season)
         self.tags = {t.ID: _Tag(t.pose.X(), t.pose.Y(), t.pose.rotation().Z())
                      for t in layout.getTags()}
         self.length, self.width = field_size(season)

@@ -11,7 +11,6 @@ from typing import Any
 from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
 from simserver.config.model import Config, DrivetrainConfig
-from simserver.holonomic import Holonomic, MotorGroup, free_azimuth_rate, free_wheel_speed
 from simserver.models.api import Drawing, InputSpec, Ligament, ModelType, OutputSpec, RobotView
 from simserver.models.differential import (
     CharacterizedLongitudinal,
@@ -26,7 +25,8 @@ from simserver.models.differential import (
 )
 from simserver.models.mechanisms import Arm, Elevator, LinearMotion, MotorDrive, Rotary
 from simserver.models.motor import motor_by_name
-from simserver.untrusted import excerpt
+from simserver.util.untrusted import excerpt
+from simserver.world.holonomic import Holonomic, MotorGroup, free_azimuth_rate, free_wheel_speed
 
 
 def _differential(name: str, dt: DrivetrainConfig, cfg: Config) -> DifferentialDrive:

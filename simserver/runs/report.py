@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from simserver.world import Snapshot
+from simserver.contract.snapshot import Snapshot
 
 CHANNELS = ("time", "x", "y", "heading", "vx", "vy", "v_left", "v_right", "omega", "voltage",
             "current")

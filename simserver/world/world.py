@@ -2,8 +2,9 @@
 
 Order within a substep: motor controllers → drivetrain (with the battery as a Thevenin source)
 → walls and field elements → drivetrain encoders → pneumatics (solenoids, cylinders,
-compressor) → mechanisms → battery bookkeeping (brownout, breaker). :class:`simserver.arena.Arena`
-steps several worlds substep by substep and resolves robot-robot contacts between them.
+compressor) → mechanisms → battery bookkeeping (brownout, breaker). The
+:class:`~simserver.world.arena.Arena` steps several worlds substep by substep and resolves
+robot-robot contacts between them.
 Inputs (duty cycles, solenoid states) are set before :meth:`World.step` and held for it.
 
     world = World.from_config(load_default())
@@ -16,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import math
-from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -24,10 +24,10 @@ import numpy as np
 from simserver.config.loader import motor_mechanisms
 from simserver.config.model import Config, FieldConfig, SwitchConfig
 from simserver.config.vision import camera_specs
-from simserver.fieldelements import season_obstacles
-from simserver.fieldinfo import field_size
-from simserver.holonomic import Holonomic
-from simserver.models.api import Drawing, Model
+from simserver.contract.snapshot import Pneumatics, Snapshot
+from simserver.field.elements import season_obstacles
+from simserver.field.seasons import field_size
+from simserver.models.api import Model
 from simserver.models.battery import Battery, Source
 from simserver.models.camera import Frame, VisionSystem
 from simserver.models.collision import Obstacles, outline
@@ -39,67 +39,9 @@ from simserver.models.pneumatics import PneumaticSystem
 from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
 from simserver.registry import registry
-from simserver.stationary import Stationary
 from simserver.units import unit_kind, unit_scale
-
-
-@dataclass
-class Pneumatics:
-    """Published pneumatic state: gauge pressure psi, compressor running and current A,
-    cylinder extensions 0..1."""
-
-    pressure_psi: float
-    compressor_running: bool
-    compressor_current: float
-    extensions: dict[str, float]
-
-
-@dataclass
-class Snapshot:
-    """Everything published after a tick. Units: s, m, rad, m/s, rad/s, V, A.
-
-    wall_hits counts separate wall contacts since reset (a contact lasting several substeps
-    is one hit); touching_wall is whether the robot touched a wall in the last substep;
-    obstacle_hits and robot_hits count contacts with field elements and other robots the
-    same way; last_contact names what the latest counted wall or element contact touched (an
-    element's name or a wall such as "side wall (y = 0)"; "" before any). wheel_speeds: rim
-    speed of each wheel (tank: left, right). chassis_speeds:
-    robot-frame (vx, vy, omega). modules: swerve module states (speed m/s, angle rad) as the
-    wheels measure them, in config order. frames: camera frames delivered during the last
-    tick, in delivery order."""
-
-    time: float
-    x: float
-    y: float
-    heading: float
-    vx: float
-    vy: float
-    omega: float
-    wheel_speeds: tuple[float, ...]
-    encoders: dict[str, tuple[float, float]]
-    gyro_yaw: float
-    gyro_rate: float
-    battery_voltage: float
-    battery_current: float
-    charge_used: float
-    currents: dict[str, float]
-    duties: dict[str, float]
-    solenoids: dict[str, bool] = field(default_factory=dict)
-    mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
-    drawings: dict[str, Drawing] = field(default_factory=dict)
-    brownout: bool = False
-    breaker_tripped: bool = False
-    switches: dict[str, bool] = field(default_factory=dict)
-    pneumatics: Pneumatics | None = None
-    wall_hits: int = 0
-    touching_wall: bool = False
-    obstacle_hits: int = 0
-    robot_hits: int = 0
-    last_contact: str = ""
-    chassis_speeds: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    modules: tuple[tuple[float, float], ...] = ()
-    frames: tuple[Frame, ...] = ()
-
+from simserver.world.holonomic import Holonomic
+from simserver.world.stationary import Stationary
 
 log = logging.getLogger("simserver.world")
 

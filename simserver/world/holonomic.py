@@ -25,7 +25,7 @@ from simserver.models.battery import Source
 from simserver.models.motor import MotorSpec
 
 if TYPE_CHECKING:
-    from simserver.world import World
+    from simserver.world.world import World
 
 
 @dataclass(frozen=True)

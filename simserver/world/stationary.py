@@ -6,7 +6,7 @@ and the battery run as usual on a bench-test robot (an arm or an elevator progra
     still.reset(2.0, 4.0, 0.0)
     bus, supply = still.substep(world, 0.005, source, enabled=True)   # (source V, 0 A)
 
-It offers the members of :class:`simserver.holonomic.Holonomic` that the world uses, with no
+It offers the members of :class:`simserver.world.holonomic.Holonomic` that the world uses, with no
 motor outputs of its own: wheels, modules and joints are empty, and collisions do not move it.
 """
 
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from simserver.models.battery import Source
 
 if TYPE_CHECKING:
-    from simserver.world import World
+    from simserver.world.world import World
 
 
 class Stationary:

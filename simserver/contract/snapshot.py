@@ -1,0 +1,69 @@
+"""What the world hands to every output after a tick: the neutral contract between the world
+layer (which produces a :class:`Snapshot`) and io (NetworkTables, halsim_ws, recordings,
+reports), so that io never imports the world."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from simserver.models.api import Drawing
+from simserver.models.camera import Frame
+
+
+@dataclass
+class Pneumatics:
+    """Published pneumatic state: gauge pressure psi, compressor running and current A,
+    cylinder extensions 0..1."""
+
+    pressure_psi: float
+    compressor_running: bool
+    compressor_current: float
+    extensions: dict[str, float]
+
+
+@dataclass
+class Snapshot:
+    """Everything published after a tick. Units: s, m, rad, m/s, rad/s, V, A.
+
+    wall_hits counts separate wall contacts since reset (a contact lasting several substeps
+    is one hit); touching_wall is whether the robot touched a wall in the last substep;
+    obstacle_hits and robot_hits count contacts with field elements and other robots the
+    same way; last_contact names what the latest counted wall or element contact touched (an
+    element's name or a wall such as "side wall (y = 0)"; "" before any). wheel_speeds: rim
+    speed of each wheel (tank: left, right). chassis_speeds:
+    robot-frame (vx, vy, omega). modules: swerve module states (speed m/s, angle rad) as the
+    wheels measure them, in config order. frames: camera frames delivered during the last
+    tick, in delivery order."""
+
+    time: float
+    x: float
+    y: float
+    heading: float
+    vx: float
+    vy: float
+    omega: float
+    wheel_speeds: tuple[float, ...]
+    encoders: dict[str, tuple[float, float]]
+    gyro_yaw: float
+    gyro_rate: float
+    battery_voltage: float
+    battery_current: float
+    charge_used: float
+    currents: dict[str, float]
+    duties: dict[str, float]
+    solenoids: dict[str, bool] = field(default_factory=dict)
+    mechanisms: dict[str, dict[str, Any]] = field(default_factory=dict)
+    drawings: dict[str, Drawing] = field(default_factory=dict)
+    brownout: bool = False
+    breaker_tripped: bool = False
+    switches: dict[str, bool] = field(default_factory=dict)
+    pneumatics: Pneumatics | None = None
+    wall_hits: int = 0
+    touching_wall: bool = False
+    obstacle_hits: int = 0
+    robot_hits: int = 0
+    last_contact: str = ""
+    chassis_speeds: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    modules: tuple[tuple[float, float], ...] = ()
+    frames: tuple[Frame, ...] = ()

@@ -1,0 +1,1 @@
+"""The field: season data (dimensions, AprilTag layouts) and the season's elements."""

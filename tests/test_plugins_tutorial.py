@@ -9,7 +9,7 @@ what importlib.metadata finds for an installed distribution.
 Every block preceded by ``<!-- output: simserver ARGS -->`` (or ``<!-- output (ENV): ... -->``)
 must be what that command prints: each line shown appears in the real output.
 
-``simserver.registry.registry()`` is cached per process, so every scenario runs in its own
+``simserver.config.registry.registry()`` is cached per process, so every scenario runs in its own
 subprocess with its own PYTHONPATH.
 """
 
@@ -409,7 +409,7 @@ def test_check_names_the_plugin_and_the_reason_for_a_type_that_failed(envs, type
 def test_validate_type_reports_a_config_field_without_schema(envs):
     result = envs[BROKEN_ENV].python(
         "-c", "import simserver_noschema as m\n"
-              "from simserver.registry import validate_type\n"
+              "from simserver.config.registry import validate_type\n"
               "print(validate_type(m.NOSCHEMA))\n")
     assert result.code == 0, result.text
     assert result.out.strip().startswith(BAD_PLUGINS["noschema"][4])

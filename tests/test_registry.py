@@ -16,8 +16,8 @@ import pytest
 from simserver.config import fields
 from simserver.config.fields import spec_of
 from simserver.config.model import DrivetrainConfig
+from simserver.config.registry import GROUP, Registry, registry, validate_type
 from simserver.models.api import OUTPUT_TYPES, InputSpec, ModelType, OutputSpec
-from simserver.registry import GROUP, Registry, registry, validate_type
 from simserver.world.builtin import DIFFERENTIAL
 
 
@@ -175,7 +175,8 @@ def test_add_refuses_a_duplicate_name_and_names_the_first_provider():
 def test_the_same_name_in_another_role_is_not_a_duplicate():
     reg = Registry()
     reg.add(GOOD, "simserver-roller")
-    reg.add(dataclasses.replace(GOOD, role="drivetrain", inputs=()), "simserver-roller-drive")
+    reg.add(dataclasses.replace(GOOD, role="drivetrain", inputs=(), outputs=()),
+            "simserver-roller-drive")
     assert reg.failures == []
     assert reg.get("drivetrain", "roller") is not None
     assert reg.get("mechanism", "roller") is not None

@@ -12,13 +12,12 @@ import math
 from pathlib import Path
 
 import pytest
-from wpimath.geometry import Rotation2d, Translation2d
+from wpimath.geometry import Translation2d
 from wpimath.kinematics import (
     ChassisSpeeds,
     MecanumDriveKinematics,
     MecanumDriveWheelSpeeds,
     SwerveDrive4Kinematics,
-    SwerveModuleState,
 )
 
 from simserver.config.loader import ConfigError, loads
@@ -98,10 +97,10 @@ def test_swerve_module_states_match_wpimath_forward_kinematics_when_rolling():
     loc = [Translation2d(0.288925, 0.288925), Translation2d(0.288925, -0.288925),
            Translation2d(-0.288925, 0.288925), Translation2d(-0.288925, -0.288925)]
     kin = SwerveDrive4Kinematics(*loc)
-    speeds = kin.toChassisSpeeds(tuple(SwerveModuleState(v, Rotation2d(a))
-                                       for v, a in snap.modules))
+    states = snap.drive["drive/module_states"]
+    speeds = kin.toChassisSpeeds(tuple(states))
     assert (speeds.vx, speeds.vy, speeds.omega) == pytest.approx(snap.chassis_speeds, abs=1e-6)
-    assert len(snap.modules) == 4
+    assert len(states) == 4
 
 
 def test_swerve_battery_sags_and_supplies_the_motor_currents():
@@ -125,7 +124,7 @@ def test_swerve_traction_limits_launch_acceleration_to_mu_g():
     w.step(0.05)
     snap = w.snapshot()
     assert snap.chassis_speeds[0] == pytest.approx(0.3 * GRAVITY * 0.05, rel=1e-9)
-    rim = snap.modules[0][0]
+    rim = snap.drive["drive/module_states"][0].speed
     assert rim > 1.5 * snap.chassis_speeds[0]
 
 
@@ -137,10 +136,11 @@ def test_swerve_drive_state_topics_carry_the_structs():
     speeds = values[topics.CHASSIS_SPEEDS]
     assert isinstance(speeds, ChassisSpeeds)
     assert speeds.vx == pytest.approx(w.snapshot().chassis_speeds[0], rel=1e-12)
-    states = values[topics.MODULE_STATES]
-    assert [s.speed for s in states] == pytest.approx([m[0] for m in w.snapshot().modules])
+    states = values[topics.drive_output("drive/module_states")]
+    published = w.snapshot().drive["drive/module_states"]
+    assert [s.speed for s in states] == pytest.approx([s.speed for s in published])
     names = {spec.name: spec.type for spec in topics.contract_for(w.cfg)}
-    assert names[topics.MODULE_STATES] == "struct:SwerveModuleState[]"
+    assert names[topics.drive_output("drive/module_states")] == "struct:SwerveModuleState[]"
     assert names[topics.CHASSIS_SPEEDS] == "struct:ChassisSpeeds"
 
 
@@ -188,9 +188,9 @@ def test_mecanum_strafes_sideways_and_wheels_agree_with_wpimath():
     assert abs(vx) < 1e-9 and abs(omega) < 1e-9
     kin = MecanumDriveKinematics(Translation2d(0.254, 0.2794), Translation2d(0.254, -0.2794),
                                  Translation2d(-0.254, 0.2794), Translation2d(-0.254, -0.2794))
-    speeds = kin.toChassisSpeeds(MecanumDriveWheelSpeeds(*snap.wheel_speeds))
+    speeds = kin.toChassisSpeeds(snap.drive["drive/wheel_speeds"])
     assert (speeds.vx, speeds.vy, speeds.omega) == pytest.approx((vx, vy, omega), abs=1e-6)
-    assert isinstance(topics.output_values(snap)[topics.MECANUM_WHEEL_SPEEDS],
+    assert isinstance(topics.output_values(snap)[topics.drive_output("drive/wheel_speeds")],
                       MecanumDriveWheelSpeeds)
 
 

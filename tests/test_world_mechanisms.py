@@ -10,8 +10,8 @@ import pytest
 
 from simserver.config import fields
 from simserver.config.loader import ConfigError, default_config_text, loads
+from simserver.config.registry import registry
 from simserver.models.api import InputSpec, ModelType, OutputSpec
-from simserver.registry import registry
 from simserver.world.world import ModelBuildError, World
 
 

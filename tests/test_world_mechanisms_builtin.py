@@ -13,6 +13,7 @@ import math
 import pytest
 
 from simserver.config.loader import ConfigError, default_config_text, loads
+from simserver.contract.snapshot import SIDE_SPEEDS
 from simserver.models.mechanisms import GRAVITY
 from simserver.models.motor import motor_by_name
 from simserver.world.world import World
@@ -474,7 +475,7 @@ hal = "talonfx:5"
     for _ in range(50):
         world.step(0.01)
     snap = world.snapshot()
-    assert snap.wheel_speeds[1] > 0.5 and snap.mechanisms["arm"]["velocity"] > 0.0
+    assert snap.drive_log[SIDE_SPEEDS[1]] > 0.5 and snap.mechanisms["arm"]["velocity"] > 0.0
     gearing = world.drive.gearing
     wheel_turns = world.distance / (2 * math.pi * world.params.wheel_radius)
     assert snap.encoders["right_builtin"][0] == pytest.approx(-wheel_turns * gearing, rel=0.02)

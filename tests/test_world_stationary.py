@@ -35,7 +35,7 @@ def test_robot_without_drivetrain_stays_at_its_start_pose():
     assert (snap.x, snap.y) == (3.0, 2.0)
     assert snap.heading == pytest.approx(math.radians(30.0), rel=1e-12)
     assert (snap.vx, snap.vy, snap.omega) == (0.0, 0.0, 0.0)
-    assert snap.wheel_speeds == () and snap.modules == ()
+    assert snap.drive == {} and snap.drive_log == {}
     assert snap.gyro_rate == 0.0
     assert world.distance == 0.0
 

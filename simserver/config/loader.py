@@ -24,10 +24,10 @@ from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.fields import ABSENT_MODEL, Spec, spec_of
 from simserver.config.issues import ConfigError, ConfigIssue
 from simserver.config.model import Config, MechanismSection
+from simserver.config.registry import registry
 from simserver.config.tomlshape import TomlShapeError, check_shape
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
-from simserver.registry import registry
 from simserver.util.untrusted import FileRefused, control_character, excerpt, read_text
 
 if sys.version_info >= (3, 11):

@@ -10,6 +10,10 @@ from typing import Any
 from simserver.models.api import Drawing
 from simserver.models.camera import Frame
 
+SIDE_SPEEDS = ("truth/wheel_speed/left", "truth/wheel_speed/right")
+"""The outputs by which a drivetrain with left and right sides gives their wheels' surface speeds
+(m/s), recorded and plotted as the wheel speeds."""
+
 
 @dataclass
 class Pneumatics:
@@ -30,10 +34,11 @@ class Snapshot:
     is one hit); touching_wall is whether the robot touched a wall in the last substep;
     obstacle_hits and robot_hits count contacts with field elements and other robots the
     same way; last_contact names what the latest counted wall or element contact touched (an
-    element's name or a wall such as "side wall (y = 0)"; "" before any). wheel_speeds: rim
-    speed of each wheel (tank: left, right). chassis_speeds:
-    robot-frame (vx, vy, omega). modules: swerve module states (speed m/s, angle rad) as the
-    wheels measure them, in config order. frames: camera frames delivered during the last
+    element's name or a wall such as "side wall (y = 0)"; "" before any). drive: the
+    drivetrain's declared outputs published on NetworkTables, by name (a path under /simserver
+    such as "drive/module_states"; struct outputs as wpimath objects); drive_log: those it
+    declares for recordings only (``nt=False``). chassis_speeds: robot-frame
+    (vx, vy, omega). frames: camera frames delivered during the last
     tick, in delivery order."""
 
     time: float
@@ -43,7 +48,6 @@ class Snapshot:
     vx: float
     vy: float
     omega: float
-    wheel_speeds: tuple[float, ...]
     encoders: dict[str, tuple[float, float]]
     gyro_yaw: float
     gyro_rate: float
@@ -65,5 +69,6 @@ class Snapshot:
     robot_hits: int = 0
     last_contact: str = ""
     chassis_speeds: tuple[float, float, float] = (0.0, 0.0, 0.0)
-    modules: tuple[tuple[float, float], ...] = ()
+    drive: dict[str, Any] = field(default_factory=dict)
+    drive_log: dict[str, Any] = field(default_factory=dict)
     frames: tuple[Frame, ...] = ()

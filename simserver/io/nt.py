@@ -34,6 +34,7 @@ from wpimath.geometry import Pose2d
 from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver.config.model import Config
+from simserver.config.registry import registry
 from simserver.contract.snapshot import Snapshot
 from simserver.field.seasons import field_size
 from simserver.io import topics
@@ -44,7 +45,6 @@ from simserver.io.ntinputs import InputReader, InputState
 from simserver.io.robottopics import RobotTopicReader, RobotValue
 from simserver.io.validation import InputValidator
 from simserver.models.api import OutputSpec
-from simserver.registry import registry
 from simserver.util.lograte import LogLimiter
 
 if TYPE_CHECKING:

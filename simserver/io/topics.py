@@ -6,17 +6,18 @@ docs/protocol.md is generated from :func:`contract` (``make docs``) and a test k
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from wpimath.geometry import Pose2d, Rotation2d
-from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
+from wpimath.kinematics import ChassisSpeeds
 
 from simserver.config.model import Config
+from simserver.config.registry import registry
 from simserver.contract.snapshot import Snapshot
 from simserver.hal import halmap
 from simserver.models.api import OutputSpec
-from simserver.registry import registry
 from simserver.units import unit_kind
 
 PREFIX = "/simserver"
@@ -29,8 +30,6 @@ BATTERY_CHARGE = f"{PREFIX}/battery/charge_used"
 TIME = f"{PREFIX}/time"
 HEARTBEAT = f"{PREFIX}/heartbeat"
 CHASSIS_SPEEDS = f"{PREFIX}/drive/chassis_speeds"
-MODULE_STATES = f"{PREFIX}/drive/module_states"
-MECANUM_WHEEL_SPEEDS = f"{PREFIX}/drive/wheel_speeds"
 FIELD2D_NAME = "SimField"
 FIELD2D_TABLE = f"/SmartDashboard/{FIELD2D_NAME}"
 FIELD2D_ROBOT = f"{FIELD2D_TABLE}/Robot"
@@ -244,30 +243,26 @@ def vision_specs(cameras: dict[str, str], targets: list[str]) -> list[TopicSpec]
     return out
 
 
-def drive_specs(kind: str) -> list[TopicSpec]:
-    """Drivetrain state topics for a drivetrain of type ``kind`` (AdvantageScope and Elastic
-    read these struct types directly)."""
+def drive_specs(outputs: Sequence[OutputSpec]) -> list[TopicSpec]:
+    """Drivetrain state topics: the chassis speeds every drivetrain has, then the ``outputs``
+    its type declares (AdvantageScope and Elastic read the struct types directly)."""
     out = [TopicSpec(CHASSIS_SPEEDS, "struct:ChassisSpeeds", "out", "m/s, m/s, rad/s",
                      "True chassis speeds in the robot frame (vx forward, vy left, omega CCW).")]
-    if kind == "swerve":
-        out.append(TopicSpec(MODULE_STATES, "struct:SwerveModuleState[]", "out", "m/s, rad",
-                             "Measured swerve module states (wheel rim speed, azimuth), in "
-                             "config order; they differ from the chassis motion when wheels "
-                             "slip."))
-    if kind == "mecanum":
-        out.append(TopicSpec(MECANUM_WHEEL_SPEEDS, "struct:MecanumDriveWheelSpeeds", "out",
-                             "m/s", "Measured wheel rim speeds."))
+    out += [TopicSpec(drive_output(o.name), o.type, "out" if o.nt else "log", o.unit, o.doc)
+            for o in outputs]
     return out
+
+
+def drive_output(name: str) -> str:
+    """Output: drivetrain output ``name`` (a path such as ``drive/module_states``)."""
+    return f"{PREFIX}/{name}"
 
 
 def drive_values(snap: Snapshot) -> dict[str, Any]:
     """Topic -> value of the drivetrain state topics (see :func:`drive_specs`)."""
     vx, vy, omega = snap.chassis_speeds
     out: dict[str, Any] = {CHASSIS_SPEEDS: ChassisSpeeds(vx, vy, omega)}
-    if snap.modules:
-        out[MODULE_STATES] = [SwerveModuleState(v, Rotation2d(a)) for v, a in snap.modules]
-    elif len(snap.wheel_speeds) == 4:
-        out[MECANUM_WHEEL_SPEEDS] = MecanumDriveWheelSpeeds(*snap.wheel_speeds)
+    out.update({drive_output(n): v for n, v in snap.drive.items()})
     return out
 
 
@@ -314,6 +309,7 @@ def _encoder_units(unit: str | None) -> tuple[str, str]:
 def contract_for(cfg: Config) -> list[TopicSpec]:
     """Every topic of the robot in ``cfg``."""
     reg = registry()
+    drive_type = reg.get("drivetrain", cfg.drivetrain_type)
     mechanisms = {}
     drawings = []
     for name, section in cfg.mechanisms.items():
@@ -324,7 +320,7 @@ def contract_for(cfg: Config) -> list[TopicSpec]:
                 drawings.append(mechanism2d_topic(name))
     return contract(list(cfg.motors), list(cfg.solenoids),
                     {n: e.unit for n, e in cfg.encoders.items()}, mechanisms,
-                    drive_specs(cfg.drivetrain_type)
+                    drive_specs(drive_type.outputs if drive_type is not None else ())
                     + vision_specs({n: c.protocol for n, c in cfg.cameras.items()},
                                    list(cfg.vision.targets))
                     + extra_specs(list(cfg.switches), cfg.pneumatics is not None,

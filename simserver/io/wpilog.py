@@ -51,11 +51,11 @@ from wpiutil.log import DataLogReader
 
 from simserver import __version__
 from simserver.config.model import Config
-from simserver.contract.snapshot import Snapshot
+from simserver.config.registry import registry
+from simserver.contract.snapshot import SIDE_SPEEDS, Snapshot
 from simserver.io import topics
 from simserver.io.robottopics import RobotValue
 from simserver.io.topics import TopicSpec
-from simserver.registry import registry
 from simserver.runs.report import Trace
 from simserver.util.untrusted import FileRefused, open_regular
 
@@ -69,8 +69,7 @@ TRUTH_HEADING = f"{TRUTH}/heading"
 TRUTH_VX = f"{TRUTH}/vx"
 TRUTH_VY = f"{TRUTH}/vy"
 TRUTH_OMEGA = f"{TRUTH}/omega"
-WHEEL_LEFT = f"{TRUTH}/wheel_speed/left"
-WHEEL_RIGHT = f"{TRUTH}/wheel_speed/right"
+WHEEL_LEFT, WHEEL_RIGHT = (topics.drive_output(n) for n in SIDE_SPEEDS)
 TOUCHING_WALL = f"{TRUTH}/touching_wall"
 WALL_HITS = f"{TRUTH}/wall_hits"
 FIELD_LENGTH = f"{topics.PREFIX}/field/length"
@@ -280,8 +279,7 @@ class WpilogRecorder:
             TRUTH_VX: snap.vx, TRUTH_VY: snap.vy, TRUTH_OMEGA: snap.omega,
             TOUCHING_WALL: snap.touching_wall, WALL_HITS: snap.wall_hits,
         }
-        if len(snap.wheel_speeds) == 2:  # a tank drive's sides
-            out[WHEEL_LEFT], out[WHEEL_RIGHT] = snap.wheel_speeds
+        out.update({topics.drive_output(n): v for n, v in snap.drive_log.items()})
         out.update({topics.motor(n): v for n, v in snap.duties.items()})
         out.update({topics.solenoid(n): v for n, v in snap.solenoids.items()})
         out.update(topics.output_values(snap))

@@ -14,18 +14,31 @@ group ``simserver.models`` (see docs/plugins.md). A model type declares:
   ``step(dt, robot)``, ``outputs()``) from the validated section and the whole
   ``simserver.config.model.Config`` (motor types, robot size, ...).
 
-Models are pure: they see the world only through :class:`RobotView` and never import ntcore.
+A drivetrain type (``role="drivetrain"``, the ``[drivetrain]`` table) builds a
+:class:`Drivetrain` instead, and declares which motors it consumes (``motors``) so the loader can
+check encoders on them. Its outputs are named by path under ``/simserver`` (``drive/...``).
+
+Models are pure: they see the world only through :class:`RobotView` (a drivetrain through
+:class:`DriveView`) and never import ntcore.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 
-OUTPUT_TYPES = ("double", "boolean", "int", "double[]", "field2d")
+if TYPE_CHECKING:
+    from simserver.models.battery import Source
+    from simserver.models.controller import MotorController
+
+STRUCT_TYPES = ("struct:ChassisSpeeds", "struct:SwerveModuleState[]",
+                "struct:MecanumDriveWheelSpeeds", "struct:DifferentialDriveWheelSpeeds")
+"""wpimath struct types an output may have: its value is the wpimath object (a list of them
+for ``[]``), published as WPILib's struct topics that AdvantageScope and Elastic read."""
+OUTPUT_TYPES = ("double", "boolean", "int", "double[]", "field2d", *STRUCT_TYPES)
 
 
 @dataclass(frozen=True)
@@ -44,12 +57,14 @@ class InputSpec:
 @dataclass(frozen=True)
 class OutputSpec:
     """One published value. type: one of OUTPUT_TYPES; ``field2d`` values are lists of
-    (x m, y m, heading rad) poses."""
+    (x m, y m, heading rad) poses. nt: published on NetworkTables (False: only recorded by
+    ``--record``, such as a drivetrain's true wheel speeds)."""
 
     name: str
     type: str
     unit: str
     doc: str
+    nt: bool = True
 
     def __post_init__(self) -> None:
         if self.type not in OUTPUT_TYPES:
@@ -139,6 +154,113 @@ class RobotView(Protocol):
         ...
 
 
+class Joint(NamedTuple):
+    """What an encoder on a mechanism's output or a drivetrain's wheel or module can measure.
+
+    position, velocity: of the output, m and m/s (a wheel's rim travel, a carriage) or rad and
+    rad/s (an azimuth, an arm). radius: m, turns travel into the angle of the drum or wheel that
+    makes it (0 for a rotary output). gearing: motor turns per output turn. rotor, rotor_rate:
+    rad, rad/s the motor shaft turns beyond ``gearing`` × the output (a coaxial swerve's drive
+    motor turning with its module's azimuth).
+    """
+
+    position: float
+    velocity: float
+    radius: float = 0.0
+    gearing: float = 1.0
+    rotor: float = 0.0
+    rotor_rate: float = 0.0
+
+
+class DriveMotor(NamedTuple):
+    """A motor output a drivetrain consumes: the config key that names it (``"left"``,
+    ``"modules.fl.steer"``), what its joint moves (``"length"``: a wheel, measured as travel;
+    ``"angle"``: a module's azimuth) and, for messages, what it drives ("a drivetrain side")."""
+
+    key: str
+    joint: str
+    role: str
+
+
+class DriveView(RobotView, Protocol):
+    """What a drivetrain may read of the world: a :class:`RobotView` plus each motor output's
+    controller (ramp, noise, current limits, neutral mode), which the drivetrain runs itself
+    with the bus voltage it solves."""
+
+    def controller(self, name: str) -> MotorController:
+        """The controller of motor output ``name``."""
+        ...
+
+
+class Drivetrain(Protocol):
+    """A drivetrain as the world steps it, whatever its kind (see docs/plugins.md).
+
+    Life cycle each tick: :meth:`begin_tick` (take the duty cycles, held for the tick), then per
+    substep :meth:`substep` (the world then resolves collisions, which may call :meth:`place`),
+    then :meth:`end_tick`. Units: s, m, rad, m/s, rad/s, V, A; poses in field coordinates,
+    velocities in the robot frame (x forward, y left, CCW positive).
+    """
+
+    mass: float
+    """kg, bumpers and battery included."""
+    moment_of_inertia: float
+    """Yaw moment of inertia, kg·m²."""
+
+    def reset(self, x: float, y: float, heading: float) -> None:
+        """At rest at (x, y, heading); wheels, modules and counters at zero."""
+        ...
+
+    @property
+    def pose(self) -> tuple[float, float, float]:
+        """(x m, y m, heading rad) of the robot centre."""
+        ...
+
+    @property
+    def body_velocity(self) -> tuple[float, float, float]:
+        """(vx m/s, vy m/s, omega rad/s) in the robot frame."""
+        ...
+
+    def place(self, x: float, y: float, vx: float, vy: float, omega: float) -> None:
+        """Take the position (m) and robot-frame velocity an impact gave the chassis."""
+        ...
+
+    def begin_tick(self, robot: DriveView) -> None:
+        """Take this tick's duty cycles (``robot.motor(name)``) and anything else held for
+        the tick."""
+        ...
+
+    def substep(self, dt: float, source: Source, enabled: bool) -> tuple[float, float]:
+        """Advance ``dt`` s with the battery seen as ``source`` (motors disabled when not
+        ``enabled``: a brownout). Returns (bus voltage V, supply current A drawn)."""
+        ...
+
+    @property
+    def travelled(self) -> float:
+        """Distance the chassis covered in the last substep, m."""
+        ...
+
+    def end_tick(self) -> None:
+        """Close the tick (bookkeeping taken once per tick)."""
+        ...
+
+    def motor_states(self) -> dict[str, tuple[float, float]]:
+        """Motor output -> (stator current A, terminal voltage V) in the last substep."""
+        ...
+
+    @property
+    def peak_current(self) -> float:
+        """Largest stator current of one drive motor output since reset, A."""
+        ...
+
+    def joint(self, motor: str) -> Joint | None:
+        """What motor output ``motor`` turns, for encoders on it (None: not one of ours)."""
+        ...
+
+    def outputs(self) -> dict[str, Any]:
+        """Current value of every declared output, by output name."""
+        ...
+
+
 class Model(Protocol):
     """A model instance: explicit state, reset, step, outputs."""
 
@@ -164,10 +286,12 @@ class ModelType:
 
     name: the ``type = "..."`` value in config. role: "mechanism" (``[mechanisms.<name>]``) or
     "drivetrain" (``[drivetrain]``). check: optional cross-reference check of the whole config,
-    returning (key, message) pairs for problems. joint: "length" or "angle" when the model's
-    ``joint()`` returns (position, velocity) of a linear or rotary output, so encoders and
-    limit switches can be attached to it; "" for none. mechanism2d: the model has ``drawing()``
-    (a Mechanism2d at ``/SmartDashboard/<name>``).
+    returning (key, message) pairs for problems; warn: the same for values that are allowed but
+    unusual (printed as warnings). motors (drivetrains): ``motors(config)`` -> motor name ->
+    :class:`DriveMotor`, every motor output the drivetrain consumes. joint: "length" or "angle"
+    when the model's ``joint()`` returns (position, velocity) of a linear or rotary output, so
+    encoders and limit switches can be attached to it; "" for none. mechanism2d: the model has
+    ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``).
     """
 
     name: str
@@ -178,6 +302,8 @@ class ModelType:
     inputs: Sequence[InputSpec] = ()
     outputs: Sequence[OutputSpec] = ()
     check: Callable[[Any, Any], list[tuple[str, str]]] | None = None
+    warn: Callable[[Any, Any], list[tuple[str, str]]] | None = None
+    motors: Callable[[Any], dict[str, DriveMotor]] | None = None
     joint: str = ""
     mechanism2d: bool = False
     source: str = field(default="", compare=False)

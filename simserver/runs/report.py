@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from simserver.contract.snapshot import Snapshot
+from simserver.contract.snapshot import SIDE_SPEEDS, Snapshot
 
 CHANNELS = ("time", "x", "y", "heading", "vx", "vy", "v_left", "v_right", "omega", "voltage",
             "current")
@@ -17,9 +17,9 @@ CHANNELS = ("time", "x", "y", "heading", "vx", "vy", "v_left", "v_right", "omega
 
 class Trace:
     """Per-tick samples in compact arrays (8 bytes a value). Channels (``CHANNELS``): time s,
-    x m, y m, heading rad, field-frame velocity vx/vy m/s, a tank drive's wheel speeds
-    v_left/v_right m/s (NaN for other drivetrains), yaw rate omega rad/s, battery voltage V and
-    current A; ``motor_currents``: motor name -> stator current A."""
+    x m, y m, heading rad, field-frame velocity vx/vy m/s, the wheel speeds of a drivetrain
+    with sides v_left/v_right m/s (its ``SIDE_SPEEDS`` outputs; NaN without), yaw rate omega
+    rad/s, battery voltage V and current A; ``motor_currents``: motor name -> stator current A."""
 
     def __init__(self) -> None:
         self.data = {c: array("d") for c in CHANNELS}
@@ -51,9 +51,8 @@ class Trace:
         d["heading"].append(s.heading)
         d["vx"].append(s.vx)
         d["vy"].append(s.vy)
-        tank = len(s.wheel_speeds) == 2
-        d["v_left"].append(s.wheel_speeds[0] if tank else math.nan)
-        d["v_right"].append(s.wheel_speeds[1] if tank else math.nan)
+        d["v_left"].append(s.drive_log.get(SIDE_SPEEDS[0], math.nan))
+        d["v_right"].append(s.drive_log.get(SIDE_SPEEDS[1], math.nan))
         d["omega"].append(s.omega)
         d["voltage"].append(s.battery_voltage)
         d["current"].append(s.battery_current)

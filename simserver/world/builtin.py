@@ -11,6 +11,7 @@ from typing import Any
 from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
 from simserver.config.model import Config, DrivetrainConfig
+from simserver.contract.snapshot import SIDE_SPEEDS
 from simserver.models.api import Drawing, InputSpec, Ligament, ModelType, OutputSpec, RobotView
 from simserver.models.differential import (
     CharacterizedLongitudinal,
@@ -101,6 +102,9 @@ DIFFERENTIAL = ModelType(
         "rigid body), with lateral skid and battery sag.",
     create=_differential,
     check=_check_differential,
+    outputs=(OutputSpec(SIDE_SPEEDS[0], "double", "m/s", "Left wheel surface speed.", nt=False),
+             OutputSpec(SIDE_SPEEDS[1], "double", "m/s", "Right wheel surface speed.",
+                        nt=False)),
 )
 
 
@@ -452,6 +456,9 @@ SWERVE = ModelType(
         "or kinematic (pyfrc-style).",
     create=_swerve,
     check=_check_swerve,
+    outputs=(OutputSpec("drive/module_states", "struct:SwerveModuleState[]", "m/s, rad",
+                        "Measured swerve module states (wheel rim speed, azimuth), in config "
+                        "order; they differ from the chassis motion when wheels slip."),),
 )
 MECANUM = ModelType(
     name="mecanum",
@@ -461,4 +468,6 @@ MECANUM = ModelType(
         "rigid chassis; or kinematic (pyfrc MecanumDrivetrain).",
     create=_mecanum,
     check=_check_mecanum,
+    outputs=(OutputSpec("drive/wheel_speeds", "struct:MecanumDriveWheelSpeeds", "m/s",
+                        "Measured wheel rim speeds."),),
 )

@@ -23,8 +23,9 @@ import numpy as np
 
 from simserver.config.loader import motor_mechanisms
 from simserver.config.model import Config, FieldConfig, SwitchConfig
+from simserver.config.registry import registry
 from simserver.config.vision import camera_specs
-from simserver.contract.snapshot import Pneumatics, Snapshot
+from simserver.contract.snapshot import SIDE_SPEEDS, Pneumatics, Snapshot
 from simserver.field.elements import season_obstacles
 from simserver.field.seasons import field_size
 from simserver.models.api import Model
@@ -38,7 +39,6 @@ from simserver.models.obstacles import Obstacle, convex_ccw
 from simserver.models.pneumatics import PneumaticSystem
 from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
-from simserver.registry import registry
 from simserver.units import unit_kind, unit_scale
 from simserver.world.holonomic import Holonomic
 from simserver.world.stationary import Stationary
@@ -590,16 +590,25 @@ class World:
         """The state to publish, after the last step."""
         x, y, heading = self.pose
         vx, vy, omega = self.velocity
+        drive: dict[str, Any]
+        drive_log: dict[str, Any] = {}
         if self.drive is not None:
-            wheels: tuple[float, ...] = (self.drive.state.v_left, self.drive.state.v_right)
-            modules: tuple[tuple[float, float], ...] = ()
+            drive = {}
+            drive_log = dict(zip(SIDE_SPEEDS, (self.drive.state.v_left,
+                                               self.drive.state.v_right), strict=True))
         else:
             assert self.holo is not None
-            wheels = self.holo.wheel_speeds()
-            modules = tuple(self.holo.module_states())
+            from wpimath.geometry import Rotation2d
+            from wpimath.kinematics import MecanumDriveWheelSpeeds, SwerveModuleState
+            if self.holo.steer:
+                drive = {"drive/module_states": [SwerveModuleState(v, Rotation2d(a)) for v, a in
+                                                 self.holo.module_states()]}
+            elif self.holo.drive:
+                drive = {"drive/wheel_speeds": MecanumDriveWheelSpeeds(*self.holo.wheel_speeds())}
+            else:
+                drive = {}
         return Snapshot(
             time=self.time, x=x, y=y, heading=heading, vx=vx, vy=vy, omega=omega,
-            wheel_speeds=wheels,
             encoders={**{n: (e.position, e.velocity) for n, e in self.encoders.items()},
                       **{n: self._joint_encoder(n) for n in (*self._enc_mech, *self._enc_holo)}},
             gyro_yaw=self.gyro.yaw, gyro_rate=self.gyro.rate,
@@ -619,5 +628,6 @@ class World:
             wall_hits=self.wall_hits, touching_wall=self.touching_wall,
             obstacle_hits=self.obstacle_hits, robot_hits=self.robot_hits,
             last_contact=self.last_contact,
-            chassis_speeds=self.chassis_speeds, modules=modules, frames=self.frames,
+            chassis_speeds=self.chassis_speeds, drive=drive, drive_log=drive_log,
+            frames=self.frames,
         )

@@ -12,7 +12,7 @@ import pytest
 
 from simserver.config.fields import Spec, spec_of
 from simserver.config.model import Config
-from simserver.registry import registry
+from simserver.config.registry import registry
 from simserver.units import to_si
 
 PHYSICAL = ("quantity", "number", "position", "points")

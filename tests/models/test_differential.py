@@ -17,6 +17,7 @@ from wpilib.simulation import DifferentialDrivetrainSim
 from wpimath.system.plant import DCMotor, LinearSystemId
 
 from simserver.config.loader import load_default
+from simserver.contract.snapshot import SIDE_SPEEDS
 from simserver.models.battery import Source
 from simserver.models.differential import (
     GRAVITY,
@@ -93,8 +94,8 @@ def test_kitbot_straight_line_speed_and_distance_match_closed_form():
         v_ref, x_ref, _ = straight_line_closed_form(0.8, tick * 0.02)
         snap = world.snapshot()
         # 1e-6 relative (the brief's bound): the substep map is exact, measured ~1e-15.
-        assert snap.wheel_speeds[0] == pytest.approx(v_ref, rel=1e-6)
-        assert snap.wheel_speeds[1] == pytest.approx(v_ref, rel=1e-6)
+        assert snap.drive_log[SIDE_SPEEDS[0]] == pytest.approx(v_ref, rel=1e-6)
+        assert snap.drive_log[SIDE_SPEEDS[1]] == pytest.approx(v_ref, rel=1e-6)
         assert snap.x - x0 == pytest.approx(x_ref, rel=1e-6)
         worst = max(worst, abs(snap.x - x0 - x_ref) / x_ref)
     # Symmetric inputs: no turning or drift at all (rounding only).
@@ -259,7 +260,8 @@ def test_stator_current_obeys_motor_equation_at_sagged_bus_voltage():
     cim = DCMotor.CIM(1)
     k = GEARING / (WHEEL_RADIUS * cim.Kv)
     v_bus = snap.battery_voltage
-    sides = (("left", 1.0, snap.wheel_speeds[0]), ("right", 0.6, snap.wheel_speeds[1]))
+    left, right = (snap.drive_log[s] for s in SIDE_SPEEDS)
+    sides = (("left", 1.0, left), ("right", 0.6, right))
     for name, duty, v in sides:
         per_motor = snap.currents[name] / MOTORS_PER_SIDE
         # 1e-9 relative: the same algebra evaluated in another order.

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from wpimath.system.plant import DCMotor
 
+from simserver.contract.snapshot import SIDE_SPEEDS
 from simserver.models.battery import Source
 from simserver.models.differential import (
     DifferentialDrive,
@@ -123,7 +124,7 @@ def test_neutral_coast_in_config_reaches_the_drivetrain():
     world.set_motor("left", 0.5)
     world.set_motor("right", 0.5)
     world.step(1.0)
-    v0 = world.snapshot().wheel_speeds[0]
+    v0 = world.snapshot().drive_log[SIDE_SPEEDS[0]]
     world.zero_inputs()
     world.step(0.5)
-    assert world.snapshot().wheel_speeds[0] == v0  # rolls on, as a coasting robot does
+    assert world.snapshot().drive_log[SIDE_SPEEDS[0]] == v0  # rolls on, as a coasting robot does

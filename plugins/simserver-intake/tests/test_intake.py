@@ -20,7 +20,7 @@ from simserver_intake.model import (
 )
 
 from simserver.config.loader import ConfigError, default_config_text, loads
-from simserver.registry import registry, validate_type
+from simserver.config.registry import registry, validate_type
 from simserver.world.world import World
 
 TOL = 1e-6

@@ -20,6 +20,7 @@ from simserver.models.api import InputSpec, ModelType, OutputSpec
 
 GROUP = "simserver.models"
 _TOPIC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_TOPIC_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)+$")
 
 
 @dataclass
@@ -96,7 +97,11 @@ def validate_type(mt: ModelType) -> str:
     for out in mt.outputs:
         if not isinstance(out, OutputSpec):
             return f"{mt.name}: outputs must be OutputSpec objects, got {type(out).__name__}"
-        if not _TOPIC_NAME.match(out.name) or out.name in seen:
+        if mt.role == "drivetrain":
+            if not _TOPIC_PATH.match(out.name) or out.name in seen:
+                return (f"{mt.name}: drivetrain output {out.name!r} must be unique and a path "
+                        "under /simserver such as 'drive/wheel_speeds' (letters, digits, '_')")
+        elif not _TOPIC_NAME.match(out.name) or out.name in seen:
             return (f"{mt.name}: output name {out.name!r} must be unique and use letters, "
                     "digits and '_' only (it becomes a topic name)")
         seen.add(out.name)

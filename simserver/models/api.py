@@ -175,7 +175,8 @@ class Joint(NamedTuple):
 class DriveMotor(NamedTuple):
     """A motor output a drivetrain consumes: the config key that names it (``"left"``,
     ``"modules.fl.steer"``), what its joint moves (``"length"``: a wheel, measured as travel;
-    ``"angle"``: a module's azimuth) and, for messages, what it drives ("a drivetrain side")."""
+    ``"angle"``: a module's azimuth) and, for messages, what it turns ("a drivetrain side", "a
+    swerve module's azimuth")."""
 
     key: str
     joint: str
@@ -186,6 +187,11 @@ class DriveView(RobotView, Protocol):
     """What a drivetrain may read of the world: a :class:`RobotView` plus each motor output's
     controller (ramp, noise, current limits, neutral mode), which the drivetrain runs itself
     with the bus voltage it solves."""
+
+    @property
+    def bus_voltage(self) -> float:
+        """The battery's terminal voltage at the end of the last substep, V."""
+        ...
 
     def controller(self, name: str) -> MotorController:
         """The controller of motor output ``name``."""

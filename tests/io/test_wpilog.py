@@ -25,7 +25,7 @@ from simserver.io.scripted import load_script
 from simserver.io.stepwire import VERSION, Link
 from simserver.io.wpilog import RecordError, WpilogRecorder, read_recording
 from simserver.runs.session import RunOptions, Session
-from simserver.world.world import World
+from simserver.world import World
 from tests.ntutil import REPO
 
 S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"

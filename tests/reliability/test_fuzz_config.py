@@ -28,7 +28,7 @@ from hypothesis import strategies as st
 from wpimath.geometry import Transform3d
 
 from simserver.config.loader import ConfigError, default_config_text, loads, tomllib
-from simserver.world.world import ModelBuildError, World
+from simserver.world import ModelBuildError, World
 from tests.reliability import accepted
 from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 

@@ -1,5 +1,5 @@
 """Tests of the intake plugin: geometry with a small plain RobotView, then the real path
-(TOML → simserver.config.loader.loads → simserver.world.world.World), config errors and the entry
+(TOML → simserver.config.loader.loads → simserver.world.World), config errors and the entry
 point. No mocks."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from simserver_intake.model import (
 
 from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.config.registry import registry, validate_type
-from simserver.world.world import World
+from simserver.world import World
 
 TOL = 1e-6
 

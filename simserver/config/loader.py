@@ -23,9 +23,9 @@ from simserver.config import hal, plausible
 from simserver.config.fields import ABSENT_MODEL, Spec, spec_of
 from simserver.config.issues import ConfigError, ConfigIssue, missing_name
 from simserver.config.model import Config, MechanismSection
+from simserver.config.references import drivetrain_motors, motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.tomlshape import TomlShapeError, check_shape
-from simserver.models.api import DriveMotor
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.util.untrusted import FileRefused, control_character, excerpt, read_text
@@ -541,29 +541,6 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
 
 
 # --- cross references -------------------------------------------------------------------------
-
-
-def motor_mechanisms(cfg: Config) -> dict[str, str]:
-    """Motor name -> the mechanism (with a joint) that the motor drives."""
-    reg = registry()
-    out = {}
-    for mname, section in cfg.mechanisms.items():
-        mt = reg.get("mechanism", section.type)
-        if mt is None or section.config is None or not mt.joint:
-            continue
-        for inp in mt.inputs:
-            if inp.kind == "motor":
-                out[getattr(section.config, inp.key)] = mname
-    return out
-
-
-def drivetrain_motors(cfg: Config) -> dict[str, DriveMotor]:
-    """Motor name -> how the drivetrain uses it (its key, joint and role), as its type declares
-    (none without a drivetrain, or for a type that declares no ``motors``)."""
-    dt_type = registry().get("drivetrain", cfg.drivetrain_type)
-    if cfg.drivetrain is None or dt_type is None or dt_type.motors is None:
-        return {}
-    return dt_type.motors(cfg.drivetrain)
 
 
 def _check_integrated(cfg: Config, name: str, address: hal.HalAddress,

@@ -25,8 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from simserver.config.loader import motor_mechanisms
 from simserver.config.model import Config, FieldConfig, SwitchConfig
+from simserver.config.references import motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.vision import camera_specs
 from simserver.contract.snapshot import Pneumatics, Snapshot

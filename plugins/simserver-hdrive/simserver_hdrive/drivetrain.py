@@ -101,7 +101,6 @@ class HDrive:
         self.mass = model.params.mass
         self.moment_of_inertia = model.params.moment_of_inertia
         self._index = {name: i for i, name in enumerate(motors)}
-        self._robot: DriveView | None = None
         self._ctrls: list[MotorController] = []
         self._duty = [0.0, 0.0, 0.0]
         self.reset(0.0, 0.0, 0.0)
@@ -133,7 +132,6 @@ class HDrive:
 
     def begin_tick(self, robot: DriveView) -> None:
         """Take the three duty cycles (clamped to [-1, 1], NaN as 0) and the controllers."""
-        self._robot = robot
         self._ctrls = [robot.controller(name) for name in self.motors]
         self._duty = [_clamp(robot.motor(name)) for name in self.motors]
 
@@ -229,7 +227,9 @@ def _warn(c: HDriveConfig, cfg: Config) -> list[tuple[str, str]]:
     if abs(c.center_x) > robot.length / 2.0:
         out.append(("center_x", f"{c.center_x:g} m puts the centre wheel outside the robot's "
                                 f"outline (length {robot.length:g} m)"))
-    out += wheel_speed_warning(cfg, c.left, "gearing", c.gearing, c.wheel_diameter)
+    for side in (c.left, c.right):  # the sides may have different motors
+        out += [w for w in wheel_speed_warning(cfg, side, "gearing", c.gearing,
+                                               c.wheel_diameter) if w not in out]
     out += wheel_speed_warning(cfg, c.center, "center_gearing", c.center_gearing,
                                c.center_wheel_diameter)
     return out

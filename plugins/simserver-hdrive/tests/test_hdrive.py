@@ -5,6 +5,7 @@ point. No mocks: the plugin is found the way an installed plugin is."""
 from __future__ import annotations
 
 import math
+import re
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from simserver.models.motor import motor_by_name
 from simserver.world import World
 
 ROBOT = Path(__file__).with_name("hdrive.toml").read_text()
+CHECKOUT = Path(__file__).resolve().parents[3]
 V_OPEN = 12.5  # V, the test robot's battery
 R_WHEEL = 2 * 0.0254  # m, 4 in wheels
 TRACK = 22 * 0.0254  # m
@@ -278,6 +280,12 @@ def test_unusual_geometry_loads_with_warnings():
            "(0.7112 m)" in cfg.warnings
 
 
+def test_a_side_gearing_far_from_usual_warns_once():
+    cfg = loads(robot(('gearing = 8.45', 'gearing = 1.0')), source="hdrive.toml")
+    assert cfg.warnings == ("hdrive.toml: drivetrain.gearing: warning: 1:1 gives the wheels a "
+                            "free speed of 28 m/s, outside the usual 0.3 .. 8 m/s",)
+
+
 # --- registration ----------------------------------------------------------------------------
 
 
@@ -300,3 +308,19 @@ def test_motors_declares_three_wheel_joints():
     assert {name: (m.key, m.joint) for name, m in HDRIVE.motors(c).items()} == {
         "left": ("left", "length"), "right": ("right", "length"),
         "center": ("center", "length")}
+
+
+# --- docs/plugins.md quotes this plugin ------------------------------------------------------
+
+EXCERPT = re.compile(r"^<!-- from: (?P<path>\S+) -->\n```[\w-]*\n(?P<body>.*?)^```[ \t]*$",
+                     re.M | re.S)
+
+
+def test_the_excerpts_in_the_drivetrain_plugin_docs_are_the_plugin_s_code():
+    doc = CHECKOUT / "docs" / "plugins.md"
+    if not doc.exists():
+        pytest.skip("not inside the simserver checkout")
+    excerpts = EXCERPT.findall(doc.read_text(encoding="utf-8"))
+    assert len(excerpts) >= 4
+    for path, body in excerpts:
+        assert body in (CHECKOUT / path).read_text(encoding="utf-8"), f"{path}:\n{body}"

@@ -23,12 +23,12 @@ Kv, Kt):
   ``diag(m, m, I)·dv/dt = Jᵀ·(a∘V) − Jᵀ·diag(b)·J·v`` in the robot frame.
 - No traction limit: the wheels never slip on the carpet, whatever the force (an H-drive's
   omni wheels do slip when pushed hard; this model does not).
-- Integration, semi-implicit: the velocities take one backward-Euler step (the motors' back-EMF
-  damping solved implicitly, a 3×3 linear solve, stable at any substep), then the pose advances
-  with the new velocities: the field-frame velocity is the new body velocity at the old
-  heading, the heading turns by ``ω·dt``, and the body velocity is re-expressed at the new
-  heading (that rotation is the Coriolis term of a rotating frame). Each wheel's travel grows by
-  its rim speed × dt.
+- Integration, semi-implicit: the velocities take one backward-Euler step (the motors'
+  back-EMF damping solved implicitly, a 3×3 symmetric linear solve, stable at any substep),
+  then the pose advances with the new velocities: the field-frame velocity is the new body
+  velocity at the old heading, the heading turns by ``ω·dt``, and the body velocity is
+  re-expressed at the new heading (that rotation is the Coriolis term of a rotating frame).
+  Each wheel's travel grows by its rim speed × dt.
 - Stator current of a group ``I_i = n_i·(V_i − G_i·u_i/(r_i·Kv))/R`` with the new rim speeds
   (the ones its force was computed with), 0 when coasting.
 
@@ -55,8 +55,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
 
 from simserver.models.battery import Source
 from simserver.models.motor import MotorSpec
@@ -106,11 +104,6 @@ class HDriveParams:
     center_x: float
     groups: tuple[WheelGroup, WheelGroup, WheelGroup]
 
-    def jacobian(self) -> np.ndarray:
-        """``J``: rim speeds (left, right, centre) from body velocity (vx, vy, ω)."""
-        h = self.track_width / 2.0
-        return np.array([[1.0, 0.0, -h], [1.0, 0.0, h], [0.0, 1.0, self.center_x]])
-
 
 def bus_voltage(source: Source, groups: Sequence[WheelGroup], duty: Sequence[float],
                 motor_speeds: Sequence[float]) -> float:
@@ -136,10 +129,8 @@ class HDriveModel:
 
     def __init__(self, params: HDriveParams):
         self.params = params
-        self._jac = params.jacobian()
-        self._mass = np.diag([params.mass, params.mass, params.moment_of_inertia])
-        self._a = np.array([g.force_per_volt for g in params.groups])
-        self._b = np.array([g.damping for g in params.groups])
+        self._a = [g.force_per_volt for g in params.groups]
+        self._b = [g.damping for g in params.groups]
         self.reset(0.0, 0.0, 0.0)
 
     def reset(self, x: float, y: float, heading: float) -> None:
@@ -179,14 +170,24 @@ class HDriveModel:
         """Advance ``dt`` s with ``volts`` on each group's motors (V, the same on each motor
         of a group) and the groups in ``coasting`` left unpowered. Returns each group's total
         stator current, A."""
-        on = np.array([0.0 if c else 1.0 for c in coasting])
-        a, b = self._a * on, self._b * on
-        jac = self._jac
-        v = np.array([self.vx, self.vy, self.omega])
-        lhs = self._mass + dt * (jac.T * b) @ jac
-        rhs = self._mass @ v + dt * jac.T @ (a * np.asarray(volts, dtype=float))
-        vx, vy, omega = np.linalg.solve(lhs, rhs).tolist()
-        rims = (jac @ np.array([vx, vy, omega])).tolist()
+        p = self.params
+        h, cx, m, inertia = p.track_width / 2.0, p.center_x, p.mass, p.moment_of_inertia
+        (al, ar, ac), (bl, br, bc) = (
+            [0.0 if off else k for k, off in zip(coef, coasting, strict=True)]
+            for coef in (self._a, self._b))
+        fl, fr, fc = al * volts[0], ar * volts[1], ac * volts[2]  # N, at standstill
+        # Backward Euler: (M + dt·Jᵀ·diag(b)·J)·v' = M·v + dt·Jᵀ·(a∘V). The matrix is symmetric
+        # with no vx-vy term, so ω' comes from its Schur complement, then vx' and vy'.
+        k11, k13 = m + dt * (bl + br), dt * h * (br - bl)
+        k22, k23 = m + dt * bc, dt * bc * cx
+        k33 = inertia + dt * (h * h * (bl + br) + bc * cx * cx)
+        r1 = m * self.vx + dt * (fl + fr)
+        r2 = m * self.vy + dt * fc
+        r3 = inertia * self.omega + dt * (h * (fr - fl) + cx * fc)
+        omega = ((r3 - k13 * r1 / k11 - k23 * r2 / k22)
+                 / (k33 - k13 * k13 / k11 - k23 * k23 / k22))
+        vx, vy = (r1 - k13 * omega) / k11, (r2 - k23 * omega) / k22
+        rims = (vx - omega * h, vx + omega * h, vy + omega * cx)
         c, s = math.cos(self.heading), math.sin(self.heading)
         self.x += (vx * c - vy * s) * dt
         self.y += (vx * s + vy * c) * dt
@@ -195,9 +196,9 @@ class HDriveModel:
         ct, st = math.cos(turn), math.sin(turn)
         self.vx, self.vy, self.omega = vx * ct + vy * st, -vx * st + vy * ct, omega
         currents = []
-        for i, (grp, u, volt) in enumerate(zip(self.params.groups, rims, volts, strict=True)):
+        for i, (grp, u, volt) in enumerate(zip(p.groups, rims, volts, strict=True)):
             self.travel[i] += u * dt
             spec = grp.spec
             amps = grp.count * (volt - grp.motor_speed(u) / spec.kv) / spec.R
-            currents.append(amps if not coasting[i] else 0.0)
+            currents.append(0.0 if coasting[i] else amps)
         return currents

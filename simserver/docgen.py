@@ -177,9 +177,11 @@ def model_types_text() -> str:
                 out.append(f"    {key.strip('`'):<30} {kind}; default {default}")
             for inp in mt.inputs:
                 out.append(f"  input: `{inp.key}` names a {inp.kind}")
-            for o in mt.outputs:
-                topic = topics.mechanism_topic("<name>", o)
-                out.append(f"  output: {topic.name} ({topic.type}, {o.unit or '-'}): {o.doc}")
+            specs = (topics.drive_specs(mt.outputs)[1:] if role == "drivetrain"
+                     else [topics.mechanism_topic("<name>", o) for o in mt.outputs])
+            for o, topic in zip(mt.outputs, specs, strict=True):
+                shown = "recorded only" if topic.direction == "log" else topic.type
+                out.append(f"  output: {topic.name} ({shown}, {o.unit or '-'}): {o.doc}")
             out.append("")
     if reg.failures:
         out.append("Plugins that could not be loaded (configs that use them will not load):")
@@ -189,10 +191,8 @@ def model_types_text() -> str:
 
 def protocol_reference() -> str:
     """Markdown reference of every NetworkTables topic."""
-    reg = registry()
-    drive = {s.name: s for name in reg.names("drivetrain")
-             for s in topics.drive_specs(reg.types["drivetrain"][name].outputs)
-             if s.direction == "out"}
+    drive = {s.name: s for mt in _builtin_types("drivetrain")
+             for s in topics.drive_specs(mt.outputs) if s.direction == "out"}
     specs = topics.contract(["<motor>"], ["<solenoid>"], {"<encoder>": None}, None,
                             [*drive.values(),
                              *topics.extra_specs(["<switch>"], True, ["<cylinder>"]),

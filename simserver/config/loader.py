@@ -26,6 +26,7 @@ from simserver.config.model import Config, MechanismSection
 from simserver.config.references import drivetrain_motors, motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.tomlshape import TomlShapeError, check_shape
+from simserver.models.api import DriveMotor
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.util.untrusted import FileRefused, control_character, excerpt, read_text
@@ -630,10 +631,14 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
     if dt_type is not None and dt_type.check is not None:
         for key, msg in dt_type.check(cfg.drivetrain, cfg):
             issues.append(ConfigIssue(_join("drivetrain", key), msg))
-    drive_users = drivetrain_motors(cfg)
-    for name, use in drive_users.items():
-        if name in cfg.motors:
-            use_motor(f"drivetrain.{use.key}", name)
+    drive_users: dict[str, DriveMotor] = {}
+    for use in drivetrain_motors(cfg):
+        path = f"drivetrain.{use.key}"
+        if use.motor not in cfg.motors:
+            issues.append(ConfigIssue(path, missing_name("motor", use.motor, list(cfg.motors))))
+        else:
+            use_motor(path, use.motor)
+        drive_users.setdefault(use.motor, use)
     for mname, section in cfg.mechanisms.items():
         mt = reg.get("mechanism", section.type)
         if mt is None or section.config is None:

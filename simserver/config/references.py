@@ -23,10 +23,10 @@ def motor_mechanisms(cfg: Config) -> dict[str, str]:
     return out
 
 
-def drivetrain_motors(cfg: Config) -> dict[str, DriveMotor]:
-    """Motor name -> how the drivetrain uses it (its key, joint and role), as its type declares
-    (none without a drivetrain, or for a type that declares no ``motors``)."""
+def drivetrain_motors(cfg: Config) -> list[DriveMotor]:
+    """Every motor output the drivetrain consumes, with its key, joint and role, as its type
+    declares (none without a drivetrain, or for a type that declares no ``motors``)."""
     dt_type = registry().get("drivetrain", cfg.drivetrain_type)
     if cfg.drivetrain is None or dt_type is None or dt_type.motors is None:
-        return {}
-    return dt_type.motors(cfg.drivetrain)
+        return []
+    return list(dt_type.motors(cfg.drivetrain))

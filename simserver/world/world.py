@@ -136,10 +136,7 @@ class World:
     def _build_drivetrain(cfg: Config) -> Drivetrain:
         """The drivetrain of ``cfg`` (a :class:`Stationary` chassis without one)."""
         if cfg.drivetrain is None:
-            robot = cfg.robot
-            moi = robot.moment_of_inertia or robot.mass / 12.0 * (robot.length**2
-                                                                  + robot.width**2)
-            return Stationary(robot.mass, moi)
+            return Stationary(cfg.robot.mass, cfg.robot.box_inertia())
         dt_type = registry().get("drivetrain", cfg.drivetrain_type)
         if dt_type is None:
             raise ModelBuildError("drivetrain", f"no drivetrain model type "

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from simserver.config.fields import number, quantity, text
-from simserver.config.issues import missing_name
 from simserver.config.limits import (
     DRIVE_GEARING,
     LARGEST_ROBOT,
@@ -81,12 +80,6 @@ def _groups(c: HDriveConfig, cfg: Config) -> tuple[WheelGroup, WheelGroup, Wheel
                                       gearing, diameter / 2.0)
                            for m, gearing, diameter in geometry)
     return left, right, center
-
-
-def yaw_inertia(cfg: Config) -> float:
-    """The robot's yaw inertia, kg·m²: configured, or a uniform box of its outline."""
-    robot = cfg.robot
-    return robot.moment_of_inertia or robot.mass / 12.0 * (robot.length**2 + robot.width**2)
 
 
 class HDrive:
@@ -194,28 +187,16 @@ def _clamp(d: float) -> float:
 
 
 def _create(name: str, c: HDriveConfig, cfg: Config) -> HDrive:
-    params = HDriveParams(cfg.robot.mass, yaw_inertia(cfg), c.track_width, c.center_x,
+    params = HDriveParams(cfg.robot.mass, cfg.robot.box_inertia(), c.track_width, c.center_x,
                           _groups(c, cfg))
     return HDrive(HDriveModel(params), (c.left, c.right, c.center))
 
 
-def _motors(c: HDriveConfig) -> dict[str, DriveMotor]:
+def _motors(c: HDriveConfig) -> list[DriveMotor]:
     roles = ("the left side of an H-drive", "the right side of an H-drive",
              "the centre wheel of an H-drive")
-    return {getattr(c, key): DriveMotor(key, "length", role)
-            for key, role in zip(SIDES, roles, strict=True)}
-
-
-def _check(c: HDriveConfig, cfg: Config) -> list[tuple[str, str]]:
-    out = [(key, missing_name("motor", getattr(c, key), list(cfg.motors))) for key in SIDES
-           if getattr(c, key) not in cfg.motors]
-    seen: dict[str, str] = {}
-    for key in SIDES:
-        name = getattr(c, key)
-        if name in seen:
-            out.append((key, f"{seen[name]} and {key} must be different motors"))
-        seen.setdefault(name, key)
-    return out
+    return [DriveMotor(getattr(c, key), key, "length", role)
+            for key, role in zip(SIDES, roles, strict=True)]
 
 
 def _warn(c: HDriveConfig, cfg: Config) -> list[tuple[str, str]]:
@@ -242,7 +223,6 @@ HDRIVE = ModelType(
     doc="H-drive: left and right sides of omni wheels plus a centre strafe wheel, DC motors "
         "through gearboxes pushing a rigid chassis (no traction limit), battery sag.",
     create=_create,
-    check=_check,
     warn=_warn,
     motors=_motors,
     outputs=(

@@ -256,7 +256,7 @@ def test_an_unknown_motor_names_the_key():
 
 def test_one_motor_for_two_wheel_groups_is_refused():
     msg = errors_of(robot(('right = "right"', 'right = "left"')))
-    assert "hdrive.toml: drivetrain.right: left and right must be different motors" in msg
+    assert "hdrive.toml: drivetrain.right: motor 'left' already drives drivetrain.left" in msg
 
 
 def test_an_absolute_encoder_on_a_wheel_is_refused():

@@ -198,21 +198,15 @@ def _create(name: str, dt: DrivetrainConfig, cfg: Config) -> Differential:
     return Differential(DifferentialDrive(params, longitudinal), dt.left, dt.right, shift)
 
 
-def _motors(dt: DrivetrainConfig) -> dict[str, DriveMotor]:
-    return {name: DriveMotor(side, "length", "a drivetrain side")
-            for side in ("left", "right") if isinstance(name := getattr(dt, side, None), str)}
+def _motors(dt: DrivetrainConfig) -> list[DriveMotor]:
+    return [DriveMotor(getattr(dt, side), side, "length", "a drivetrain side")
+            for side in ("left", "right")]
 
 
 def _check(dt: DrivetrainConfig, cfg: Config) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     motors = cfg.motors
-    for side in ("left", "right"):
-        name = getattr(dt, side)
-        if name not in motors:
-            out.append((side, missing_name("motor", name, list(motors))))
-    if dt.left == dt.right:
-        out.append(("right", "left and right must be different motors"))
-    if dt.left in motors and dt.right in motors:
+    if dt.left != dt.right and dt.left in motors and dt.right in motors:
         a, b = motors[dt.left], motors[dt.right]
         if (a.type, a.count, a.inductance) != (b.type, b.count, b.inductance):
             out.append(("", f"left ({a.count}× {a.type}) and right ({b.count}× {b.type}) must "

@@ -22,12 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from simserver.config.issues import missing_name
 from simserver.config.model import Config
 from simserver.models.api import DriveView, Joint
 from simserver.models.battery import Source
 from simserver.models.motor import MotorSpec, motor_by_name
-from simserver.util.untrusted import excerpt
 
 
 @dataclass(frozen=True)
@@ -248,22 +246,3 @@ def motor_group(cfg: Config, motor: str, gearing: float, radius: float) -> Motor
     """The :class:`MotorGroup` of motor output ``motor`` of ``cfg``."""
     m = cfg.motors[motor]
     return MotorGroup(motor, motor_by_name(m.type), m.count, gearing, radius)
-
-
-def chassis_inertia(cfg: Config) -> float:
-    """The robot's yaw inertia, kg·m²: configured, or a uniform box of its outline."""
-    robot = cfg.robot
-    return robot.moment_of_inertia or robot.mass / 12.0 * (robot.length**2 + robot.width**2)
-
-
-def check_motors(cfg: Config, refs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """Problems with the (key, motor name) references of a drivetrain: unknown or used twice."""
-    out = [(key, missing_name("motor", name, list(cfg.motors))) for key, name in refs
-           if name not in cfg.motors]
-    seen: dict[str, str] = {}
-    for key, name in refs:
-        if name in seen:
-            out.append((key, f"motor {excerpt(name)} is already used by "
-                                  f"drivetrain.{seen[name]}"))
-        seen.setdefault(name, key)
-    return out

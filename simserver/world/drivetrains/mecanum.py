@@ -16,8 +16,6 @@ from simserver.config.plausible import wheel_speed_warning
 from simserver.models.api import DriveMotor, ModelType, OutputSpec
 from simserver.world.drivetrains.holonomic import (
     Holonomic,
-    chassis_inertia,
-    check_motors,
     free_wheel_speed,
     motor_group,
 )
@@ -37,7 +35,7 @@ def _create(name: str, c: MecanumConfig, cfg: Config) -> Holonomic:
     hx, hy = c.wheelbase / 2.0, c.track_width / 2.0
     places = ((hx, hy), (hx, -hy), (-hx, hy), (-hx, -hy))
     drive = [motor_group(cfg, getattr(c, w), c.gearing, r) for w in WHEELS]
-    moi = chassis_inertia(cfg)
+    moi = cfg.robot.box_inertia()
     model: Any
     if c.fidelity == "kinematic":
         model = KinematicMecanum(list(places),
@@ -51,12 +49,8 @@ def _create(name: str, c: MecanumConfig, cfg: Config) -> Holonomic:
     return Holonomic(model, drive, (), c.fidelity == "physical", cfg.robot.mass, moi, _outputs)
 
 
-def _motors(c: MecanumConfig) -> dict[str, DriveMotor]:
-    return {getattr(c, w): DriveMotor(w, "length", "a drive wheel") for w in WHEELS}
-
-
-def _check(c: MecanumConfig, cfg: Config) -> list[tuple[str, str]]:
-    return check_motors(cfg, [(w, getattr(c, w)) for w in WHEELS])
+def _motors(c: MecanumConfig) -> list[DriveMotor]:
+    return [DriveMotor(getattr(c, w), w, "length", "a drive wheel") for w in WHEELS]
 
 
 def _warn(c: MecanumConfig, cfg: Config) -> list[tuple[str, str]]:
@@ -78,7 +72,6 @@ MECANUM = ModelType(
     doc="Mecanum drivetrain: four wheels with 45° rollers, traction-limited roller forces on a "
         "rigid chassis; or kinematic (pyfrc MecanumDrivetrain).",
     create=_create,
-    check=_check,
     warn=_warn,
     motors=_motors,
     outputs=(OutputSpec(WHEEL_SPEEDS, "struct:MecanumDriveWheelSpeeds", "m/s",

@@ -13,6 +13,7 @@ them (Python, machine, C library, numeric packages); elsewhere these tests skip 
 from __future__ import annotations
 
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -65,3 +66,44 @@ def test_lockstep_robot_programs_trace_as_at_the_golden_commit(tmp_path):
 def test_every_traced_case_has_a_golden_digest():
     names = {c.name for c in traces.CASES}
     assert names == set(GOLDEN["cases"]), "regenerate tests/golden/traces.json"
+
+
+# --- the data log canonicalisation ------------------------------------------------------------
+
+
+def write_log(path: Path, header: str, robot_stamp: int, x: float) -> Path:
+    """A data log as a lock-step run writes one: the field length at 1 µs, ticks at 20 and
+    40 ms (x 2 m, then ``x``), and a robot program value published before the first tick,
+    stamped ``robot_stamp`` µs, whose topic changes at 40 ms."""
+    import wpiutil
+
+    log = wpiutil.DataLogWriter(str(path), header)
+    length = log.start("/simserver/field/length", "double", "{}", 1)
+    log.appendDouble(length, 16.541, 1)
+    robot = log.start("NT:/FMSInfo/FMSControlData", "int64", '{"source": "robot program"}',
+                      robot_stamp)
+    log.appendInteger(robot, 0, robot_stamp)
+    entry = log.start("/simserver/truth/x", "double", "{}", 20000)
+    log.appendDouble(entry, 2.0, 20000)
+    log.appendDouble(entry, x, 40000)
+    log.appendInteger(robot, 32, 40000)
+    log.flush()
+    log.stop()
+    return path
+
+
+def test_wpilog_records_leave_out_the_header_and_wall_clock_stamps_before_the_first_tick(
+        tmp_path):
+    one = traces.wpilog_records(write_log(tmp_path / "a.wpilog", "simserver 0.1.0", 1, 0.5))
+    two = traces.wpilog_records(write_log(tmp_path / "b.wpilog", "simserver 0.2.0", 8182, 0.5))
+    assert one == two
+    assert ("ts=pre", "NT:/FMSInfo/FMSControlData", "0") in one
+    assert ("ts=40000", "NT:/FMSInfo/FMSControlData", "32") in one
+
+
+def test_wpilog_records_tell_a_value_one_bit_off(tmp_path):
+    one = traces.wpilog_records(write_log(tmp_path / "a.wpilog", "h", 1, 2.5))
+    two = traces.wpilog_records(write_log(tmp_path / "b.wpilog", "h", 1,
+                                          math.nextafter(2.5, 3.0)))
+    assert [r for r in one if r not in two] == [("ts=40000", "/simserver/truth/x", "2.5")]
+    assert ("ts=40000", "/simserver/truth/x", "2.5000000000000004") in two

@@ -134,16 +134,27 @@ def _payload(kind: str, data: bytes) -> str:
     return "bytes:" + data.hex()
 
 
+ROBOT_ENTRY = "NT:"  # entry names of the robot program's own topics (simserver.io.wpilog)
+
+
 def wpilog_records(path: Path) -> list[Record]:
     """The records of a ``.wpilog``, canonical.
 
     Compared: every entry start (name, type, metadata, timestamp), every data record (entry
-    name, timestamp, payload) and any finish or set-metadata record. Left out: the header's
-    extra string (``simserver <version>``), entry ids (numbers given in start order), and the
-    order of records that share a timestamp: records are sorted by (timestamp, entry name),
-    stably. The robot program's own topics (``NT:...``) arrive over NetworkTables while a tick
-    runs, so where they land between simserver's records of the same tick varies from run to
-    run; their values and timestamps do not, and a reader sorts by timestamp anyway.
+    name, timestamp, payload) and any finish or set-metadata record. Left out:
+
+    - the header's extra string (``simserver <version>``) and entry ids (numbers given in
+      start order);
+    - the order of records that share a timestamp: records are sorted by (timestamp, entry
+      name), stably. The robot program's own topics (``NT:...``) arrive over NetworkTables
+      while a tick runs, so where they land between simserver's records of the same tick
+      varies from run to run; their values and timestamps do not;
+    - the timestamps of the robot program's values stamped before the run's first tick
+      (``ts=pre``, ordered by entry name, then as received). Those were published before
+      the lock-step clock started, and simserver stamps them through NetworkTables' server
+      time offset against the wall clock (``NtAdapter.sim_time``): 1 µs in most runs, 8182
+      µs in one of 25 runs on a loaded machine. Their values and per-topic order are
+      compared.
     """
     from wpiutil.log import DataLogReader
 
@@ -169,8 +180,17 @@ def wpilog_records(path: Path) -> list[Record]:
         elif not rec.isControl():
             name, kind = names.get(rec.getEntry(), ("?", ""))
             rows.append((ts, name, 1, _payload(kind, bytes(rec.getRaw()))))
-    rows.sort(key=lambda r: (r[0], r[1], r[2]))
-    return [(f"ts={ts}", name, text) for ts, name, _, text in rows]
+    # The first tick: simserver's earliest record after the ones made at the start (1 µs).
+    first_tick = min((ts for ts, name, kind, _ in rows if kind == 1 and ts > 1
+                      and not name.startswith(ROBOT_ENTRY)), default=0)
+
+    def pre(row: tuple[int, str, int, str]) -> bool:
+        return row[1].startswith(ROBOT_ENTRY) and row[0] < first_tick
+
+    early = sorted((r for r in rows if pre(r)), key=lambda r: r[1])
+    rest = sorted((r for r in rows if not pre(r)), key=lambda r: (r[0], r[1], r[2]))
+    return ([("ts=pre", name, text) for _, name, _, text in early] +
+            [(f"ts={ts}", name, text) for ts, name, _, text in rest])
 
 
 def csv_records(path: Path) -> list[Record]:

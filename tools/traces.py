@@ -57,7 +57,9 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from trace_cases import CASES, Case, python_env
-from trace_records import Difference, first_difference, line
+from trace_records import Difference, first_difference, line, wpilog_records
+
+__all__ = ["CASES", "environment", "print_table", "run_cases", "wpilog_records"]
 
 REPO = Path(__file__).resolve().parents[1]
 DIGESTS = "digests.json"

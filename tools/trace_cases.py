@@ -11,9 +11,14 @@ files (motor names, module order) and from the snapshots, never from a model's i
 and the builders of benchmarks/worlds.py are not reused for that reason (they read
 ``world.holo``).
 
+The world cases trace every field of every snapshot, except that the drivetrain's outputs
+are traced in one form (``drive_outputs``) whichever of the two snapshot layouts a commit has
+(``DRIVE_LAYOUT``), so that commits on both sides of the Drivetrain protocol compare.
+
 Lock-step robot programs (``robot/*``): examples/kitbot and examples/mecanum, ``--fast``.
 Their data logs hold the robot program's own NetworkTables topics (``NT:...``) too. Each gave
-identical traces in five runs (two of them beside other CPU-bound work), 2026-11.
+identical traces in 17 runs (14 of them beside other CPU-bound work), 2026-11, once the
+timestamps of values published before the first tick were left out (trace_records).
 
 examples/swerve is left out: it is not deterministic. Two runs at the same commit differed
 from t = 0.58 s, the first tick after enabling that moves: the robot program's Talon FX
@@ -26,6 +31,7 @@ must run paced for the same reason). Everything downstream of the first such out
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import math
@@ -146,15 +152,15 @@ def wave(name: str, t: float, amplitude: float = 0.6) -> float:
     return amplitude * math.sin(2.0 * math.pi * t / (1.5 + h % 7 * 0.4) + h % 5)
 
 
-Driver = Callable[[int, Any], None]
+Driver = Callable[[int, "dict[str, Any] | None"], None]
 
 
 def driver(world: Any, doc: dict[str, Any], command: Command) -> Driver:
     """Sets every motor and solenoid of ``world`` (config ``doc``, the parsed TOML) for tick
     k, as robot code would (motor ``inverted`` applied): drivetrain motors from ``command``,
-    swerve steer motors on a proportional loop on the module azimuths of the last snapshot
-    (open loop, a slow sine, without one), every other motor a ``wave``, solenoids toggling
-    every 0.7 s."""
+    swerve steer motors on a proportional loop on the module azimuths of the last
+    ``snapshot_view`` (open loop, a slow sine, without one), every other motor a ``wave``,
+    solenoids toggling every 0.7 s."""
     dt = doc.get("drivetrain", {})
     kind = dt.get("type", "differential") if dt else None
     motors = doc.get("motors", {})
@@ -176,18 +182,18 @@ def driver(world: Any, doc: dict[str, Any], command: Command) -> Driver:
     def set_motor(name: str, duty: float) -> None:
         world.set_motor(name, sign[name] * max(-1.0, min(1.0, duty)))
 
-    def drive(k: int, snap: Any) -> None:
+    def drive(k: int, view: dict[str, Any] | None) -> None:
         t = k * TICK
         vx, vy, w = command(t)
         if kind == "swerve":
             for i, (d, s, x, y) in enumerate(modules):
                 mx, my = vx - w * y, vy + w * x  # the module's velocity, robot frame
                 speed = math.hypot(mx, my)
-                if snap is None:
+                if view is None:
                     set_motor(s, 0.2 * math.sin(2.0 * math.pi * t / 2.0 + i))
                     set_motor(d, speed)
                     continue
-                angle = snap.modules[i][1]
+                angle = view["drive_outputs"][MODULE_STATES][i].angle.radians()
                 target = math.atan2(my, mx) if speed > 1e-9 else angle
                 error = math.remainder(target - angle, 2.0 * math.pi)
                 set_motor(s, max(-0.6, min(0.6, 1.5 * error)))
@@ -221,11 +227,51 @@ def _length(text: str | float) -> float:
 # --- in-process worlds -----------------------------------------------------------------------
 
 
-def _snapshot_records(k: int, snaps: list[tuple[str, Any]]) -> Iterator[Record]:
+#: Snapshot fields whose layout the Drivetrain protocol changed (17315aa): 0ccb9e0 has
+#: ``wheel_speeds`` and ``modules``, later commits ``drive`` and ``drive_log``.
+DRIVE_LAYOUT = ("wheel_speeds", "modules", "drive", "drive_log")
+MODULE_STATES = "drive/module_states"
+
+
+def drive_outputs(snap: Any) -> dict[str, Any]:
+    """The drivetrain's outputs by name, as the Drivetrain protocol declares them
+    (``drive/module_states``, ``drive/wheel_speeds``, ``truth/wheel_speed/left``...), from
+    either snapshot layout: the same physics gives the same values in both."""
+    if hasattr(snap, "drive"):
+        return {**snap.drive, **snap.drive_log}
+    from wpimath.geometry import Rotation2d
+    from wpimath.kinematics import MecanumDriveWheelSpeeds, SwerveModuleState
+
+    if snap.modules:
+        return {MODULE_STATES: [SwerveModuleState(v, Rotation2d(a)) for v, a in snap.modules]}
+    if len(snap.wheel_speeds) == 4:
+        return {"drive/wheel_speeds": MecanumDriveWheelSpeeds(*snap.wheel_speeds)}
+    if len(snap.wheel_speeds) == 2:
+        return dict(zip(("truth/wheel_speed/left", "truth/wheel_speed/right"),
+                        snap.wheel_speeds, strict=True))
+    return {}
+
+
+def snapshot_view(snap: Any) -> dict[str, Any]:
+    """What is traced of a snapshot: every field, except that the drivetrain's outputs are
+    ``drive_outputs`` whichever layout the snapshot has."""
+    out = {f.name: getattr(snap, f.name) for f in dataclasses.fields(snap)
+           if f.name not in DRIVE_LAYOUT}
+    out["drive_outputs"] = drive_outputs(snap)
+    return out
+
+
+def _snapshot_records(k: int, views: list[tuple[str, dict[str, Any]]]) -> Iterator[Record]:
     where = f"tick={k}"
-    for prefix, snap in snaps:
-        for path, text in flatten(snap):
-            yield where, prefix + path, text
+    for prefix, view in views:
+        for path, text in flatten(view):
+            yield where, prefix + _field(path), text
+
+
+def _field(path: str) -> str:
+    """``["x"]`` -> ``x``: a view's top-level keys read as the snapshot's field names."""
+    head, _, rest = path.partition("]")
+    return json.loads(head[1:]) + rest
 
 
 def world_run(texts: dict[str, str], command: Command, seconds: float,
@@ -246,14 +292,15 @@ def world_run(texts: dict[str, str], command: Command, seconds: float,
             for w in worlds.values():
                 w.step(dt)
     prefix = len(worlds) > 1
-    snaps: list[Any] = [None] * len(worlds)
+    views: list[dict[str, Any] | None] = [None] * len(worlds)
     for k in range(round(seconds / TICK)):
-        for drive, snap in zip(drivers, snaps, strict=True):
-            drive(k, snap)
+        for drive, view in zip(drivers, views, strict=True):
+            drive(k, view)
         step(TICK)
-        snaps = [w.snapshot() for w in worlds.values()]
-        yield from _snapshot_records(k, [(f"{n}." if prefix else "", s)
-                                         for n, s in zip(worlds, snaps, strict=True)])
+        now = [snapshot_view(w.snapshot()) for w in worlds.values()]
+        yield from _snapshot_records(k, [(f"{n}." if prefix else "", v)
+                                         for n, v in zip(worlds, now, strict=True)])
+        views = list(now)
 
 
 def swerve_camera(repo: Path, work: Path) -> Iterator[Record]:

@@ -21,6 +21,7 @@ import dataclasses
 import enum
 import json
 import math
+import re
 import struct
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -232,11 +233,19 @@ def line(record: Record) -> str:
 
 
 class Difference(NamedTuple):
-    """The first record where two traces differ (None on the side that has ended)."""
+    """Where two traces differ: the first differing record (None on a side that has ended
+    there) and, while both traces keep the same (where, field) sequence, how many records
+    differ in all and in which fields (the first few, list indices as ``[*]``)."""
 
     position: int
     base: Record | None
     head: Record | None
+    differing: int = 1
+    fields: tuple[str, ...] = ()
+    misaligned_at: int | None = None  # where the traces stop listing the same records
+
+
+FIELDS_SHOWN = 8
 
 
 def parse(text: str) -> Record:
@@ -245,13 +254,29 @@ def parse(text: str) -> Record:
 
 
 def first_difference(base: Path, head: Path) -> Difference | None:
-    """The first differing record of two trace files, or None when they are identical."""
+    """How two trace files differ, or None when they are identical."""
+    first: Difference | None = None
+    count, fields = 0, dict[str, None]()
     with base.open() as a, head.open() as b:
         position = 0
         while True:
             la, lb = a.readline(), b.readline()
+            if not la and not lb:
+                break
             if la != lb:
-                return Difference(position, parse(la) if la else None, parse(lb) if lb else None)
-            if not la:
-                return None
+                ra, rb = (parse(la) if la else None), (parse(lb) if lb else None)
+                if first is None:
+                    first = Difference(position, ra, rb)
+                if ra is None or rb is None or ra[:2] != rb[:2]:
+                    return first._replace(differing=count, fields=tuple(fields),
+                                          misaligned_at=position)
+                count += 1
+                if len(fields) < FIELDS_SHOWN:
+                    fields[_generic(ra[1])] = None
             position += 1
+    return None if first is None else first._replace(differing=count, fields=tuple(fields))
+
+
+def _generic(field: str) -> str:
+    """A field path with list indices as ``[*]`` (module 0..3 is one field)."""
+    return re.sub(r"\[\d+\]", "[*]", field)

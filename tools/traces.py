@@ -57,7 +57,7 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
 from trace_cases import CASES, Case, python_env
-from trace_records import Difference, first_difference, line, wpilog_records
+from trace_records import FIELDS_SHOWN, Difference, first_difference, line, wpilog_records
 
 __all__ = ["CASES", "environment", "print_table", "run_cases", "wpilog_records"]
 
@@ -254,7 +254,7 @@ def trace_side(python: Path, tree: Path, out: Path, args: argparse.Namespace) ->
 
 
 def describe(case: str, diff: Difference) -> str:
-    """The first difference of a case, for people."""
+    """How a case differs, for people: the first differing record, then how many differ."""
     base, head = diff.base, diff.head
     at = f"{case}: first difference at record {diff.position}"
     if base is None or head is None:
@@ -264,9 +264,16 @@ def describe(case: str, diff: Difference) -> str:
         return (f"{at}: the {ended} trace ends there; the other goes on with {rest[0]} "
                 f"{rest[1]} = {rest[2]}")
     if base[:2] == head[:2]:
-        return f"{at} ({base[0]}), field {base[1]}:\n    base: {base[2]}\n    head: {head[2]}"
-    return (f"{at}:\n    base: {base[0]} {base[1]} = {base[2]}\n"
-            f"    head: {head[0]} {head[1]} = {head[2]}")
+        text = f"{at} ({base[0]}), field {base[1]}:\n    base: {base[2]}\n    head: {head[2]}"
+    else:
+        text = (f"{at}:\n    base: {base[0]} {base[1]} = {base[2]}\n"
+                f"    head: {head[0]} {head[1]} = {head[2]}")
+    fields = ", ".join(diff.fields) + (" ..." if len(diff.fields) == FIELDS_SHOWN else "")
+    if diff.misaligned_at is None:
+        return text + f"\n    {diff.differing} records differ, in {fields}"
+    return (text + f"\n    from record {diff.misaligned_at} on, the traces list different "
+            f"records" + (f"; {diff.differing} differed before, in {fields}"
+                          if diff.differing else ""))
 
 
 class BaseCheckout:

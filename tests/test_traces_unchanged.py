@@ -107,3 +107,27 @@ def test_wpilog_records_tell_a_value_one_bit_off(tmp_path):
                                           math.nextafter(2.5, 3.0)))
     assert [r for r in one if r not in two] == [("ts=40000", "/simserver/truth/x", "2.5")]
     assert ("ts=40000", "/simserver/truth/x", "2.5000000000000004") in two
+
+
+# --- the comparison ----------------------------------------------------------------------------
+
+
+def write_trace(path: Path, rows: list[tuple[str, str, str]]) -> Path:
+    path.write_text("".join(traces.line(r) for r in rows))
+    return path
+
+
+def test_first_difference_names_the_record_and_counts_the_differing_fields(tmp_path):
+    base = [("tick=0", "x", "1.0"), ("tick=0", "encoders[\"l\"][0]", "0.5"),
+            ("tick=1", "x", "1.5"), ("tick=1", "encoders[\"l\"][1]", "0.25")]
+    head = [base[0], ("tick=0", "encoders[\"l\"][0]", "0.5000000000000001"), base[2],
+            ("tick=1", "encoders[\"l\"][1]", "0.25000000000000006")]
+    diff = traces.first_difference(write_trace(tmp_path / "a", base),
+                                   write_trace(tmp_path / "b", head))
+    assert diff is not None
+    assert (diff.position, diff.base, diff.head) == (1, base[1], head[1])
+    assert (diff.differing, diff.fields, diff.misaligned_at) == (2, ('encoders["l"][*]',), None)
+    assert traces.first_difference(write_trace(tmp_path / "c", base), tmp_path / "a") is None
+    shorter = traces.first_difference(tmp_path / "a", write_trace(tmp_path / "d", base[:3]))
+    assert shorter is not None and (shorter.position, shorter.head) == (3, None)
+    assert shorter.misaligned_at == 3

@@ -59,7 +59,8 @@ from pathlib import Path
 from trace_cases import CASES, Case, python_env
 from trace_records import FIELDS_SHOWN, Difference, first_difference, line, wpilog_records
 
-__all__ = ["CASES", "environment", "print_table", "run_cases", "wpilog_records"]
+__all__ = ["CASES", "environment", "first_difference", "line", "print_table", "run_cases",
+           "wpilog_records"]
 
 REPO = Path(__file__).resolve().parents[1]
 DIGESTS = "digests.json"

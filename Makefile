@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test docker-test lint typecheck bench soak docs docs-check clean
+.PHONY: help demo test docker-test lint typecheck bench soak docs docs-check traces clean
 
 help:  ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -44,6 +44,10 @@ soak: $(STAMP)  ## Run in real time for an hour (SIMSERVER_SOAK_SECONDS): clock 
 docs: $(STAMP)  ## Regenerate docs/config.md and docs/protocol.md from the code
 	$(BIN)/simserver docs config > docs/config.md
 	$(BIN)/simserver docs protocol > docs/protocol.md
+
+BASE ?= HEAD
+traces: $(STAMP)  ## Traces vs commit BASE (default HEAD): identical, or the first differing record
+	$(BIN)/python tools/traces.py compare --base $(BASE)
 
 clean:  ## Remove the virtualenv and build outputs
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache

@@ -22,7 +22,7 @@ demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary,
 		--plot build/demo.png
 
 test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
-	$(BIN)/ruff check simserver tests benchmarks examples plugins
+	$(BIN)/ruff check simserver tests benchmarks examples plugins tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q tests $(foreach p,$(PLUGINS),$(dir $(p))tests)
 
@@ -30,7 +30,7 @@ docker-test:  ## Build docker/Dockerfile and run it for real: --help, a scripted
 	bash docker/test.sh
 
 lint: $(STAMP)  ## ruff check
-	$(BIN)/ruff check simserver tests benchmarks examples plugins
+	$(BIN)/ruff check simserver tests benchmarks examples plugins tools
 
 typecheck: $(STAMP)  ## mypy on simserver/
 	$(BIN)/mypy

@@ -295,7 +295,8 @@ def swerve_path_driver(world: World, scale: float = 1.0) -> Driver:
         targets, duty = plan[k]
         for name in drive:
             set_motor(name, duty)
-        for name, target, (_, angle) in zip(steer, targets, holo.module_states(), strict=True):
+        states = holo.model.module_states()
+        for name, target, (_, angle) in zip(steer, targets, states, strict=True):
             error = remainder(target - angle, tau)
             set_motor(name, max(-STEER_MAX, min(STEER_MAX, STEER_KP * error)))
 
@@ -369,7 +370,8 @@ def world_case(label: str, text: str, driver: Callable[[World], Driver] = push_d
     tick = world.cfg.sim.tick
     drive, step = driver(world), world.step
     per_loop = round(LOOP / tick)
-    holo = world.drivetrain
+    model = getattr(world.drivetrain, "model", None)  # a holonomic drivetrain's tire model
+    slipping = getattr(model, "slipping", None)
 
     def body(n: int, tally: dict[str, float] | None = None) -> None:
         for i in range(n):
@@ -380,7 +382,7 @@ def world_case(label: str, text: str, driver: Callable[[World], Driver] = push_d
             step(tick)
             if tally is not None:
                 tally["frames"] += len(world.frames)
-                tally["slipping"] += holo is not None and bool(holo.model.slipping.any())
+                tally["slipping"] += slipping is not None and bool(model.slipping.any())
                 tally["touching"] += world.touching_wall or world.touching_obstacle
 
     def info() -> dict[str, Any]:
@@ -389,7 +391,7 @@ def world_case(label: str, text: str, driver: Callable[[World], Driver] = push_d
         tally = {"frames": 0.0, "slipping": 0.0, "touching": 0.0}
         body(per_loop, tally)
         out = {"touching": tally["touching"] / per_loop}
-        if holo is not None:
+        if slipping is not None:
             out["slipping"] = tally["slipping"] / per_loop
         if world.vision is not None:
             out["frames_per_s"] = tally["frames"] / LOOP

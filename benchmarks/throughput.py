@@ -15,7 +15,7 @@ What is measured
 
 Reference
     In the same run, WPILib's ``wpilib.simulation.DifferentialDrivetrainSim`` is stepped
-    through the same workload: built from ``world.params`` (for the kitbot:
+    through the same workload: built from ``world.drivetrain.drive.params`` (for the kitbot:
     ``DCMotor.CIM(2)``, gearing 10.71, the World's moment of inertia, mass, wheel radius and
     track width), ``setInputs(duty_l·12 V, duty_r·12 V)`` from the same ``script.at(t)`` once
     per tick, then ``update(substep)`` once per substep, reset with ``setState`` at each loop
@@ -145,7 +145,7 @@ def make_wpilib_sim(world: World) -> Any:
     from wpilib.simulation import DifferentialDrivetrainSim
     from wpimath.system.plant import DCMotor
 
-    p = world.params
+    p = world.drivetrain.drive.params
     m = p.motor
     motor = DCMotor(m.nominal_voltage, m.stall_torque, m.stall_current, m.free_current,
                     m.free_speed, p.motors_per_side)  # the kitbot: same as DCMotor.CIM(2)
@@ -246,7 +246,7 @@ def measure_throughput(seconds: float = 120.0, repeats: int = 5, warmup: float =
     ours["final_pose"], wpilib["final_pose"] = poses["ours"], poses["wpilib"]
     ratio = {k: ours["rate"][k] / wpilib["rate"][k] for k in ("best", "median")}
     script_us = summarize([e / n_ticks * 1e6 for e in script_only], higher_is_better=False)
-    p = World(wl.cfg).params
+    p = World(wl.cfg).drivetrain.drive.params
     return {
         "benchmark": "throughput",
         "sim_seconds": sim_seconds,

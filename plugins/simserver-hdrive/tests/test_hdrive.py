@@ -305,7 +305,7 @@ def test_entry_point_is_installed_and_registered():
 def test_motors_declares_three_wheel_joints():
     c = loads(ROBOT).drivetrain
     assert HDRIVE.motors is not None
-    assert {name: (m.key, m.joint) for name, m in HDRIVE.motors(c).items()} == {
+    assert {m.motor: (m.key, m.joint) for m in HDRIVE.motors(c)} == {
         "left": ("left", "length"), "right": ("right", "length"),
         "center": ("center", "length")}
 

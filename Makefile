@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test docker-test lint typecheck bench soak docs docs-check clean
+.PHONY: help demo test docker-test lint typecheck bench soak docs docs-check traces clean
 
 help:  ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -22,7 +22,7 @@ demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary,
 		--plot build/demo.png
 
 test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
-	$(BIN)/ruff check simserver tests benchmarks examples plugins
+	$(BIN)/ruff check simserver tests benchmarks examples plugins tools
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q tests $(foreach p,$(PLUGINS),$(dir $(p))tests)
 
@@ -30,7 +30,7 @@ docker-test:  ## Build docker/Dockerfile and run it for real: --help, a scripted
 	bash docker/test.sh
 
 lint: $(STAMP)  ## ruff check
-	$(BIN)/ruff check simserver tests benchmarks examples plugins
+	$(BIN)/ruff check simserver tests benchmarks examples plugins tools
 
 typecheck: $(STAMP)  ## mypy on simserver/
 	$(BIN)/mypy
@@ -44,6 +44,10 @@ soak: $(STAMP)  ## Run in real time for an hour (SIMSERVER_SOAK_SECONDS): clock 
 docs: $(STAMP)  ## Regenerate docs/config.md and docs/protocol.md from the code
 	$(BIN)/simserver docs config > docs/config.md
 	$(BIN)/simserver docs protocol > docs/protocol.md
+
+BASE ?= HEAD
+traces: $(STAMP)  ## Traces vs commit BASE (default HEAD): identical, or the first differing record
+	$(BIN)/python tools/traces.py compare --base $(BASE)
 
 clean:  ## Remove the virtualenv and build outputs
 	rm -rf $(VENV) build .pytest_cache .mypy_cache .ruff_cache

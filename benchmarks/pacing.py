@@ -30,7 +30,7 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     from _common import bundled_script, text_table  # type: ignore
 from simserver.config.loader import load_default
 from simserver.runs.session import RunOptions, Session
-from simserver.world.world import World
+from simserver.world import World
 
 
 def _summary(offsets: list[float], seconds: float) -> dict:

@@ -63,7 +63,7 @@ import numpy as np
 from simserver.config.loader import load_default
 from simserver.config.model import Config
 from simserver.io.scripted import Script
-from simserver.world.world import World
+from simserver.world import World
 
 try:
     from benchmarks._common import (
@@ -136,7 +136,7 @@ def run_ours(wl: Workload, n_ticks: int) -> tuple[float, tuple[float, float, flo
     finally:
         if gc_was_enabled:
             gc.enable()
-    st = world.drive.state
+    st = world.drivetrain.drive.state
     return elapsed, (st.x, st.y, st.heading)
 
 

@@ -75,8 +75,8 @@ from pathlib import Path
 from typing import Any
 
 from simserver.config.loader import default_config_text, loads
+from simserver.world import World
 from simserver.world.arena import Arena
-from simserver.world.world import World
 
 try:
     from benchmarks._common import text_table
@@ -282,7 +282,7 @@ def swerve_path_driver(world: World, scale: float = 1.0) -> Driver:
     motor, a proportional controller on the module's measured azimuth toward the segment's
     direction (wheels tangent to a CCW turn for "spin"). This is the closed loop robot code
     runs; its cost (a few µs per tick) is inside the timing."""
-    holo = world.holo
+    holo = world.drivetrain
     assert holo is not None and holo.steer
     spin = [math.atan2(p.x, -p.y) for p in holo.model.modules]
     plan = [(spin if d == "spin" else [float(d)] * len(spin), duty)
@@ -295,7 +295,8 @@ def swerve_path_driver(world: World, scale: float = 1.0) -> Driver:
         targets, duty = plan[k]
         for name in drive:
             set_motor(name, duty)
-        for name, target, (_, angle) in zip(steer, targets, holo.module_states(), strict=True):
+        states = holo.model.module_states()
+        for name, target, (_, angle) in zip(steer, targets, states, strict=True):
             error = remainder(target - angle, tau)
             set_motor(name, max(-STEER_MAX, min(STEER_MAX, STEER_KP * error)))
 
@@ -306,7 +307,7 @@ def mecanum_path_driver(world: World, scale: float = 1.0) -> Driver:
     """PATH for a mecanum robot, open loop: wheel duties with wpimath's inverse kinematics
     signs (front-left vx − vy − ω, front-right vx + vy + ω, rear-left vx + vy − ω, rear-right
     vx − vy + ω), negated for inverted motor outputs as robot code does."""
-    holo = world.holo
+    holo = world.drivetrain
     assert holo is not None and not holo.steer
     names = [g.name for g in holo.drive]  # FL, FR, RL, RR
     sign = [-1.0 if world.cfg.motors[n].inverted else 1.0 for n in names]
@@ -369,7 +370,8 @@ def world_case(label: str, text: str, driver: Callable[[World], Driver] = push_d
     tick = world.cfg.sim.tick
     drive, step = driver(world), world.step
     per_loop = round(LOOP / tick)
-    holo = world.holo
+    model = getattr(world.drivetrain, "model", None)  # a holonomic drivetrain's tire model
+    slipping = getattr(model, "slipping", None)
 
     def body(n: int, tally: dict[str, float] | None = None) -> None:
         for i in range(n):
@@ -380,7 +382,7 @@ def world_case(label: str, text: str, driver: Callable[[World], Driver] = push_d
             step(tick)
             if tally is not None:
                 tally["frames"] += len(world.frames)
-                tally["slipping"] += holo is not None and bool(holo.model.slipping.any())
+                tally["slipping"] += slipping is not None and bool(model.slipping.any())
                 tally["touching"] += world.touching_wall or world.touching_obstacle
 
     def info() -> dict[str, Any]:
@@ -389,7 +391,7 @@ def world_case(label: str, text: str, driver: Callable[[World], Driver] = push_d
         tally = {"frames": 0.0, "slipping": 0.0, "touching": 0.0}
         body(per_loop, tally)
         out = {"touching": tally["touching"] / per_loop}
-        if holo is not None:
+        if slipping is not None:
             out["slipping"] = tally["slipping"] / per_loop
         if world.vision is not None:
             out["frames_per_s"] = tally["frames"] / LOOP

@@ -142,7 +142,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     from simserver.runs.report import plot, write_trace
     from simserver.runs.scenario import ScenarioCheck, load_scenario
     from simserver.runs.session import RunOptions, Session
-    from simserver.world.world import ModelBuildError
+    from simserver.world import ModelBuildError
 
     _setup_logging(verbose, quiet)
     if server and serve:
@@ -378,7 +378,7 @@ def plot_cmd(recording: str, output: str | None, title: str | None) -> None:
 def check(configs: tuple[str, ...]) -> None:
     """Validate config files without starting anything (exit 2 on any problem)."""
     from simserver.config.loader import ConfigError, load
-    from simserver.world.world import ModelBuildError, World
+    from simserver.world import ModelBuildError, World
 
     bad = 0
     for path in configs:

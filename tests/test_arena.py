@@ -21,8 +21,8 @@ from wpimath.geometry import Pose2d
 
 from simserver.config.loader import ConfigError, default_config_text, load, loads
 from simserver.models.collision import collide, to_field
+from simserver.world import World
 from simserver.world.arena import Arena
-from simserver.world.world import World
 from tests.ntutil import FAST, SimserverProcess, client, free_port, wait_for
 
 KITBOT = default_config_text()

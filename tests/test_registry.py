@@ -18,7 +18,7 @@ from simserver.config.fields import spec_of
 from simserver.config.model import DrivetrainConfig
 from simserver.config.registry import GROUP, Registry, registry, validate_type
 from simserver.models.api import OUTPUT_TYPES, InputSpec, ModelType, OutputSpec
-from simserver.world.builtin import DIFFERENTIAL
+from simserver.world.drivetrains.differential import DIFFERENTIAL
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def test_the_builtin_differential_is_declared_as_an_entry_point():
     eps = {ep.name: ep for ep in entry_points(group=GROUP)}
     assert "differential" in eps, "is simserver installed (pip install -e .)?"
     ep = eps["differential"]
-    assert ep.value == "simserver.world.builtin:DIFFERENTIAL"
+    assert ep.value == "simserver.world.drivetrains.differential:DIFFERENTIAL"
     assert ep.dist is not None and ep.dist.name == "simserver"
 
 

@@ -1,5 +1,5 @@
 """World-level electrical behaviour: the battery, every motor controller, brownout, the main
-breaker and pneumatics, all stepped together by :class:`simserver.world.world.World`.
+breaker and pneumatics, all stepped together by :class:`simserver.world.World`.
 
 The pure models (battery, controller, motors, pneumatics) have their own unit tests in
 tests/models/; these tests check how the world wires them together. Real configs (the bundled
@@ -17,7 +17,7 @@ from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.models.battery import breaker_trip_time
 from simserver.models.motor import motor_by_name
 from simserver.models.pneumatics import ATMOSPHERIC_PRESSURE, GAS_CONSTANT, PSI, TANK_VOLUME
-from simserver.world.world import World
+from simserver.world import World
 from tests.worlds import ARM, LIFT, SHOULDER_NEO, make_world
 
 H = 0.005  # s: the kitbot's substep (sim.substep = "5 ms")

@@ -22,7 +22,7 @@ from wpimath.kinematics import (
 
 from simserver.config.loader import ConfigError, loads
 from simserver.contract import topics
-from simserver.world.world import World
+from simserver.world import World
 
 ROOT = Path(__file__).resolve().parent.parent
 SWERVE = (ROOT / "examples/swerve/simserver.toml").read_text()
@@ -75,8 +75,8 @@ def test_swerve_cancoders_read_azimuth_plus_magnet_offset_within_one_turn():
     for _ in range(20):
         w.step(0.02)
     snap = w.snapshot()
-    assert w.holo is not None
-    azimuth = float(w.holo.model.steer_angle[0]) / (2 * math.pi)
+    assert w.drivetrain is not None
+    azimuth = float(w.drivetrain.model.steer_angle[0]) / (2 * math.pi)
     assert azimuth > 0.05  # it turned
     offsets = {"fl_azimuth": 0.125, "fr_azimuth": -0.25, "bl_azimuth": 0.375,
                "br_azimuth": 0.0}
@@ -201,11 +201,11 @@ def test_mecanum_wheel_encoders_count_wheel_travel_in_ticks():
         w.step(0.02)
     snap = w.snapshot()
     circumference = math.pi * 6 * INCH
-    assert w.holo is not None
+    assert w.drivetrain is not None
     for name, wheel in (("front_left", 0), ("front_right", 1), ("rear_left", 2),
                         ("rear_right", 3)):
         ticks, _ = snap.encoders[name]
-        travel = float(w.holo.model.wheel_angle[wheel]) * 3 * INCH
+        travel = float(w.drivetrain.model.wheel_angle[wheel]) * 3 * INCH
         assert ticks == math.floor(travel / circumference * 360)
 
 
@@ -306,11 +306,11 @@ mount = "motor"
     drive_all(w, 0.0, steer=0.3)
     for _ in range(25):
         w.step(0.02)
-    assert w.holo is not None
-    azimuth_turns = float(w.holo.model.steer_angle[0]) / (2 * math.pi)
+    assert w.drivetrain is not None
+    azimuth_turns = float(w.drivetrain.model.steer_angle[0]) / (2 * math.pi)
     reading, rate = w.snapshot().encoders["fl_steer_rotor"]
     assert reading == pytest.approx(azimuth_turns * 150 / 7, rel=1e-9)
-    assert rate == pytest.approx(float(w.holo.model.steer_rate[0]) / (2 * math.pi) * 150 / 7,
+    assert rate == pytest.approx(float(w.drivetrain.model.steer_rate[0]) / (2 * math.pi) * 150 / 7,
                                  rel=1e-9)
     assert abs(reading) > 1.0
 
@@ -364,8 +364,8 @@ def test_coupled_drive_rotor_reads_wheel_turns_plus_coupling_times_azimuth():
     for _ in range(30):
         w.step(0.02)
     snap = w.snapshot()
-    assert w.holo is not None
-    model = w.holo.model
+    assert w.drivetrain is not None
+    model = w.drivetrain.model
     for i, (name, sign) in enumerate((("fl_drive", 1.0), ("fr_drive", -1.0))):
         wheel = float(model.wheel_angle[i]) / (2 * math.pi)
         azimuth = float(model.steer_angle[i]) / (2 * math.pi)

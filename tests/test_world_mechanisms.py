@@ -12,7 +12,7 @@ from simserver.config import fields
 from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.config.registry import registry
 from simserver.models.api import InputSpec, ModelType, OutputSpec
-from simserver.world.world import ModelBuildError, World
+from simserver.world import ModelBuildError, World
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@ hard stops, stall currents, neutral modes and ramps through the motor controller
 switches and encoders on mechanisms, and their config validation.
 
 The pure models have unit tests in tests/models/test_mechanisms.py; these tests drive them
-through real configs and :class:`simserver.world.world.World`, without mocks.
+through real configs and :class:`simserver.world.World`, without mocks.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.contract.snapshot import SIDE_SPEEDS
 from simserver.models.mechanisms import GRAVITY
 from simserver.models.motor import motor_by_name
-from simserver.world.world import World
+from simserver.world import World
 from tests.worlds import ARM as ARM_MECHANISM
 from tests.worlds import LIFT, SHOULDER_NEO, TWO_KRAKENS, make_world
 
@@ -476,8 +476,8 @@ hal = "talonfx:5"
         world.step(0.01)
     snap = world.snapshot()
     assert snap.drive_log[SIDE_SPEEDS[1]] > 0.5 and snap.mechanisms["arm"]["velocity"] > 0.0
-    gearing = world.drive.gearing
-    wheel_turns = world.distance / (2 * math.pi * world.params.wheel_radius)
+    gearing = world.drivetrain.drive.gearing
+    wheel_turns = world.distance / (2 * math.pi * world.drivetrain.drive.params.wheel_radius)
     assert snap.encoders["right_builtin"][0] == pytest.approx(-wheel_turns * gearing, rel=0.02)
     arm_turns = (snap.mechanisms["arm"]["angle"] + 80.0) / 360.0  # from the start angle
     assert snap.encoders["shoulder_rotor"][0] == pytest.approx(-arm_turns * 60, rel=1e-9)

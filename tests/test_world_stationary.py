@@ -8,7 +8,7 @@ import math
 import pytest
 
 from simserver.config.loader import loads
-from simserver.world.world import World
+from simserver.world import World
 from tests import worlds
 
 ARM_BENCH = """

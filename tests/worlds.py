@@ -4,7 +4,7 @@ mechanisms)."""
 from __future__ import annotations
 
 from simserver.config.loader import default_config_text, loads
-from simserver.world.world import World
+from simserver.world import World
 
 # A robot with no [drivetrain]: an arm on a bench (ArmSimulation's arm).
 ARM_BENCH = """

@@ -3,7 +3,10 @@ ConfigError that carries a file's errors."""
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+
+from simserver.util.untrusted import excerpt
 
 
 @dataclass(frozen=True)
@@ -28,3 +31,13 @@ class ConfigError(Exception):
         self.source = source
         self.issues = issues
         super().__init__("\n".join(i.render(source) for i in issues))
+
+
+def missing_name(kind: str, name: str, known: list[str]) -> str:
+    """Message for a reference to a motor or solenoid that the config does not define."""
+    hint = difflib.get_close_matches(name, known, n=1)
+    msg = f"no {kind} named {excerpt(name)} in [{kind}s]"
+    if hint:
+        return msg + f"; did you mean {hint[0]!r}?"
+    return msg + (f" (known: {', '.join(known)})" if known else
+                  f"; none are defined: add a [{kind}s.NAME] table")

@@ -20,12 +20,13 @@ from typing import Any
 
 from simserver import units
 from simserver.config import hal, plausible
-from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.fields import ABSENT_MODEL, Spec, spec_of
-from simserver.config.issues import ConfigError, ConfigIssue
+from simserver.config.issues import ConfigError, ConfigIssue, missing_name
 from simserver.config.model import Config, MechanismSection
+from simserver.config.references import drivetrain_motors, motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.tomlshape import TomlShapeError, check_shape
+from simserver.models.api import DriveMotor
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.util.untrusted import FileRefused, control_character, excerpt, read_text
@@ -543,52 +544,6 @@ def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> An
 # --- cross references -------------------------------------------------------------------------
 
 
-def motor_mechanisms(cfg: Config) -> dict[str, str]:
-    """Motor name -> the mechanism (with a joint) that the motor drives."""
-    reg = registry()
-    out = {}
-    for mname, section in cfg.mechanisms.items():
-        mt = reg.get("mechanism", section.type)
-        if mt is None or section.config is None or not mt.joint:
-            continue
-        for inp in mt.inputs:
-            if inp.kind == "motor":
-                out[getattr(section.config, inp.key)] = mname
-    return out
-
-
-def drivetrain_motors(cfg: Config) -> dict[str, str]:
-    """Motor name -> the drivetrain key that names it, for any built-in drivetrain type (none
-    without a drivetrain)."""
-    dt = cfg.drivetrain
-    if dt is None:
-        return {}
-    if isinstance(dt, SwerveConfig):
-        return {getattr(m, k): f"drivetrain.modules.{n}.{k}" for n, m in dt.modules.items()
-                for k in ("drive", "steer")}
-    if isinstance(dt, MecanumConfig):
-        return {getattr(dt, k): f"drivetrain.{k}" for k in
-                ("front_left", "front_right", "rear_left", "rear_right")}
-    return {name: f"drivetrain.{s}" for s in ("left", "right")
-            if isinstance(name := getattr(dt, s, None), str)}
-
-
-def steer_motors(cfg: Config) -> set[str]:
-    """Names of the motors that steer swerve modules."""
-    dt = cfg.drivetrain
-    return {m.steer for m in dt.modules.values()} if isinstance(dt, SwerveConfig) else set()
-
-
-def missing_name(kind: str, name: str, known: list[str]) -> str:
-    """Message for a reference to a motor or solenoid that the config does not define."""
-    hint = difflib.get_close_matches(name, known, n=1)
-    msg = f"no {kind} named {excerpt(name)} in [{kind}s]"
-    if hint:
-        return msg + f"; did you mean {hint[0]!r}?"
-    return msg + (f" (known: {', '.join(known)})" if known else
-                  f"; none are defined: add a [{kind}s.NAME] table")
-
-
 def _check_integrated(cfg: Config, name: str, address: hal.HalAddress,
                       issues: list[ConfigIssue]) -> None:
     """An integrated sensor turns with the motor its controller drives: it must be one of
@@ -676,10 +631,14 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
     if dt_type is not None and dt_type.check is not None:
         for key, msg in dt_type.check(cfg.drivetrain, cfg):
             issues.append(ConfigIssue(_join("drivetrain", key), msg))
-    drive_users = drivetrain_motors(cfg)
-    for name, key in drive_users.items():
-        if name in cfg.motors:
-            use_motor(key, name)
+    drive_users: dict[str, DriveMotor] = {}
+    for use in drivetrain_motors(cfg):
+        path = f"drivetrain.{use.key}"
+        if use.motor not in cfg.motors:
+            issues.append(ConfigIssue(path, missing_name("motor", use.motor, list(cfg.motors))))
+        else:
+            use_motor(path, use.motor)
+        drive_users.setdefault(use.motor, use)
     for mname, section in cfg.mechanisms.items():
         mt = reg.get("mechanism", section.type)
         if mt is None or section.config is None:
@@ -698,10 +657,7 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
         if mt.check is not None:
             for key, msg in mt.check(section.config, cfg):
                 issues.append(ConfigIssue(_join(prefix, key), msg))
-    drive_motors = list(drive_users)
-    drive_ok = all(m in cfg.motors for m in drive_motors)
-    steering = steer_motors(cfg)
-    tank = not isinstance(cfg.drivetrain, (SwerveConfig, MecanumConfig))
+    drive_ok = all(m in cfg.motors for m in drive_users)
     driven = motor_mechanisms(cfg)
     for name, enc in cfg.encoders.items():
         path = f"encoders.{name}"
@@ -710,18 +666,16 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
                                       missing_name("motor", enc.motor, list(cfg.motors))))
             continue
         kind = units.unit_kind(enc.unit)
-        if enc.motor in steering:
-            if kind == "length":
-                issues.append(ConfigIssue(f"{path}.unit", f"{enc.motor!r} steers a swerve "
-                                          "module: use an angle unit (rotations, deg, rad) or "
-                                          "ticks"))
-            continue
-        if enc.motor in drive_motors:
-            if enc.absolute:
-                what = "drivetrain sides" if tank else "drive wheels"
+        drive_use = drive_users.get(enc.motor)
+        if drive_use is not None:
+            if drive_use.joint == "angle" and kind == "length":
+                issues.append(ConfigIssue(f"{path}.unit", f"{enc.motor!r} turns {drive_use.role}: "
+                                          "use an angle unit (rotations, deg, rad) or ticks"))
+            if drive_use.joint == "length" and enc.absolute:
                 issues.append(ConfigIssue(f"{path}.absolute",
                                           "absolute encoders measure rotating mechanisms "
-                                          f"(arms, flywheels, swerve azimuths), not {what}"))
+                                          "(arms, flywheels, swerve azimuths), not "
+                                          f"{drive_use.role} ({enc.motor!r})"))
             continue
         mech = driven.get(enc.motor)
         if mech is None:

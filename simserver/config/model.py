@@ -209,12 +209,17 @@ class RobotConfig:
         minimum=SMALLEST_ROBOT, maximum=LARGEST_ROBOT)
     moment_of_inertia: float | None = optional_quantity(
         "moment of inertia",
-        "Yaw moment of inertia. Default: RoboSim's approximation "
-        "m/12·((0.9·length)² + track_width²). At most mass·(length² + width²)/4 (all the "
+        "Yaw moment of inertia. Default: the drivetrain's estimate (tank: RoboSim's "
+        "m/12·((0.9·length)² + track_width²); others: a uniform box of the outline, "
+        "m/12·(length² + width²)). At most mass·(length² + width²)/4 (all the "
         "mass at the corners) and at least a hundredth of that; a warning below a quarter "
         "of a uniform box's m·(length² + width²)/12.",
         minimum=1e-4, maximum=500.0)
     start: StartConfig = section(StartConfig, "Start pose.")
+
+    def box_inertia(self) -> float:
+        """``moment_of_inertia``, or that of a uniform box of the outline when unset, kg·m²."""
+        return self.moment_of_inertia or self.mass / 12.0 * (self.length**2 + self.width**2)
 
 
 @dataclass(frozen=True)

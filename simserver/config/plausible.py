@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 
-from simserver.config.drivetrains import MecanumConfig, SwerveConfig
 from simserver.config.issues import ConfigIssue
 from simserver.config.limits import (
     FRC_OUTLINE_PERIMETER,
@@ -19,7 +18,8 @@ from simserver.config.limits import (
     MAX_SUBSTEPS_PER_TICK,
     PSI,
 )
-from simserver.config.model import Config, DrivetrainConfig
+from simserver.config.model import Config
+from simserver.config.registry import registry
 from simserver.field.seasons import field_size
 from simserver.models.battery import DEFAULT_EMPTY_VOLTAGE
 from simserver.models.motor import MotorCatalogError, motor_by_name
@@ -126,44 +126,26 @@ def _free_speed(cfg: Config, motor: str, gearing: float, diameter: float) -> flo
     return spec.free_speed / gearing * diameter / 2.0
 
 
-def _check_speed(cfg: Config, motor: str, key: str, gearing: float, diameter: float,
-                 issues: list[ConfigIssue]) -> None:
+def wheel_speed_warning(cfg: Config, motor: str, key: str, gearing: float,
+                        diameter: float) -> list[tuple[str, str]]:
+    """(key, warning) when ``motor`` through ``gearing`` (the value of ``key``) gives wheels of
+    ``diameter`` m a free speed outside USUAL_FREE_SPEED; none otherwise."""
     speed = _free_speed(cfg, motor, gearing, diameter)
     lo, hi = USUAL_FREE_SPEED
-    if speed is not None and not lo <= speed <= hi:
-        issues.append(ConfigIssue(
-            f"drivetrain.{key}", f"{gearing:g}:1 gives the wheels a free speed of {speed:.2g} "
-            f"m/s, outside the usual {lo:g} .. {hi:g} m/s", warning=True))
+    if speed is None or lo <= speed <= hi:
+        return []
+    return [(key, f"{gearing:g}:1 gives the wheels a free speed of {speed:.2g} m/s, outside "
+                  f"the usual {lo:g} .. {hi:g} m/s")]
 
 
 def _drivetrain(cfg: Config, issues: list[ConfigIssue]) -> None:
-    dt, robot = cfg.drivetrain, cfg.robot
-    if isinstance(dt, DrivetrainConfig):
-        if dt.track_width > robot.width:
-            issues.append(ConfigIssue("drivetrain.track_width", f"{dt.track_width:g} m is "
-                                      f"wider than the robot ({robot.width:g} m)", warning=True))
-        if dt.fidelity == "physical":
-            _check_speed(cfg, dt.left, "gearing", dt.gearing, dt.wheel_diameter, issues)
-            if dt.high_gearing is not None:
-                _check_speed(cfg, dt.left, "high_gearing", dt.high_gearing, dt.wheel_diameter,
-                             issues)
-    elif isinstance(dt, SwerveConfig):
-        for name, m in dt.modules.items():
-            if abs(m.x) > robot.length / 2.0 or abs(m.y) > robot.width / 2.0:
-                issues.append(ConfigIssue(f"drivetrain.modules.{name}", f"({m.x:g} m, {m.y:g} "
-                                          "m) is outside the robot's outline", warning=True))
-        if dt.modules and dt.max_speed is None:
-            first = next(iter(dt.modules.values()))
-            _check_speed(cfg, first.drive, "drive_gearing", dt.drive_gearing,
-                         dt.wheel_diameter, issues)
-    elif isinstance(dt, MecanumConfig):
-        for key, size, outline in (("track_width", dt.track_width, robot.width),
-                                   ("wheelbase", dt.wheelbase, robot.length)):
-            if size > outline:
-                issues.append(ConfigIssue(f"drivetrain.{key}", f"{size:g} m is more than the "
-                                          f"robot's outline ({outline:g} m)", warning=True))
-        if dt.max_speed is None:
-            _check_speed(cfg, dt.front_left, "gearing", dt.gearing, dt.wheel_diameter, issues)
+    """The drivetrain type's own warnings (its ``warn``)."""
+    dt_type = registry().get("drivetrain", cfg.drivetrain_type)
+    if cfg.drivetrain is None or dt_type is None or dt_type.warn is None:
+        return
+    for key, msg in dt_type.warn(cfg.drivetrain, cfg):
+        issues.append(ConfigIssue(f"drivetrain.{key}" if key else "drivetrain", msg,
+                                  warning=True))
 
 
 def _electrical(cfg: Config, issues: list[ConfigIssue]) -> None:

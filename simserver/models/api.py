@@ -173,10 +173,12 @@ class Joint(NamedTuple):
 
 
 class DriveMotor(NamedTuple):
-    """A motor output a drivetrain consumes: the config key that names it (``"left"``,
-    ``"modules.fl.steer"``), what its joint moves (``"length"``: a wheel, measured as travel;
-    ``"angle"``: a module's azimuth) and, for messages, what it drives ("a drivetrain side")."""
+    """A motor output a drivetrain consumes: its name in ``[motors]``, the key of the
+    drivetrain's table that names it (``"left"``, ``"modules.fl.steer"``), what its joint
+    moves (``"length"``: a wheel, measured as travel; ``"angle"``: a module's azimuth) and, for
+    messages, what it turns ("a drivetrain side", "a swerve module's azimuth")."""
 
+    motor: str
     key: str
     joint: str
     role: str
@@ -186,6 +188,11 @@ class DriveView(RobotView, Protocol):
     """What a drivetrain may read of the world: a :class:`RobotView` plus each motor output's
     controller (ramp, noise, current limits, neutral mode), which the drivetrain runs itself
     with the bus voltage it solves."""
+
+    @property
+    def bus_voltage(self) -> float:
+        """The battery's terminal voltage at the end of the last substep, V."""
+        ...
 
     def controller(self, name: str) -> MotorController:
         """The controller of motor output ``name``."""
@@ -287,8 +294,9 @@ class ModelType:
     name: the ``type = "..."`` value in config. role: "mechanism" (``[mechanisms.<name>]``) or
     "drivetrain" (``[drivetrain]``). check: optional cross-reference check of the whole config,
     returning (key, message) pairs for problems; warn: the same for values that are allowed but
-    unusual (printed as warnings). motors (drivetrains): ``motors(config)`` -> motor name ->
-    :class:`DriveMotor`, every motor output the drivetrain consumes. joint: "length" or "angle"
+    unusual (printed as warnings). motors (drivetrains): ``motors(config)`` -> a :class:`DriveMotor`
+    for every motor output the drivetrain consumes (the loader checks that each exists and
+    drives nothing else). joint: "length" or "angle"
     when the model's ``joint()`` returns (position, velocity) of a linear or rotary output, so
     encoders and limit switches can be attached to it; "" for none. mechanism2d: the model has
     ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``).
@@ -303,7 +311,7 @@ class ModelType:
     outputs: Sequence[OutputSpec] = ()
     check: Callable[[Any, Any], list[tuple[str, str]]] | None = None
     warn: Callable[[Any, Any], list[tuple[str, str]]] | None = None
-    motors: Callable[[Any], dict[str, DriveMotor]] | None = None
+    motors: Callable[[Any], Sequence[DriveMotor]] | None = None
     joint: str = ""
     mechanism2d: bool = False
     source: str = field(default="", compare=False)

@@ -42,8 +42,8 @@ from simserver.runs.report import Summary, Trace
 from simserver.runs.scenario import ScenarioCheck
 from simserver.util.lograte import LogLimiter
 from simserver.util.untrusted import clip
+from simserver.world import ModelBuildError, World
 from simserver.world.arena import Arena
-from simserver.world.world import ModelBuildError, World
 
 log = logging.getLogger("simserver.session")
 

@@ -1,4 +1,4 @@
-"""Several robots on one field: each robot is a :class:`~simserver.world.world.World` (its own
+"""Several robots on one field: each robot is a :class:`~simserver.world.World` (its own
 drivetrain, battery, mechanisms and seeded generator); the arena steps them substep by substep
 and resolves robot-robot contacts after each substep, with the field's restitution and friction.
 
@@ -15,7 +15,7 @@ import itertools
 from collections.abc import Mapping
 
 from simserver.models.collision import resolve_pair
-from simserver.world.world import World
+from simserver.world import World
 
 
 class Arena:

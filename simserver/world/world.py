@@ -1,8 +1,11 @@
 """The world: one robot on one field, stepped in fixed substeps in a fixed order.
 
-Order within a substep: motor controllers → drivetrain (with the battery as a Thevenin source)
-→ walls and field elements → drivetrain encoders → pneumatics (solenoids, cylinders,
-compressor) → mechanisms → battery bookkeeping (brownout, breaker). The
+Order within a substep: the drivetrain (its motor controllers and model, with the battery as a
+Thevenin source) → walls and field elements → pneumatics (solenoids, cylinders, compressor) →
+mechanisms → battery bookkeeping (brownout, breaker). Each tick closes with the gyro, the
+cameras and, read from their joints, the encoders. The drivetrain is any
+:class:`~simserver.models.api.Drivetrain` its model type built: the world never asks which
+kind. The
 :class:`~simserver.world.arena.Arena` steps several worlds substep by substep and resolves
 robot-robot contacts between them.
 Inputs (duty cycles, solenoid states) are set before :meth:`World.step` and held for it.
@@ -17,31 +20,30 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from simserver.config.loader import motor_mechanisms
 from simserver.config.model import Config, FieldConfig, SwitchConfig
+from simserver.config.references import motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.vision import camera_specs
-from simserver.contract.snapshot import SIDE_SPEEDS, Pneumatics, Snapshot
+from simserver.contract.snapshot import Pneumatics, Snapshot
 from simserver.field.elements import season_obstacles
 from simserver.field.seasons import field_size
-from simserver.models.api import Model
+from simserver.models.api import Drivetrain, Joint, Model
 from simserver.models.battery import Battery, Source
 from simserver.models.camera import Frame, VisionSystem
 from simserver.models.collision import Obstacles, outline
 from simserver.models.controller import MotorController
-from simserver.models.differential import DifferentialDrive, Electrical
 from simserver.models.motor import motor_by_name
 from simserver.models.obstacles import Obstacle, convex_ccw
 from simserver.models.pneumatics import PneumaticSystem
 from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
 from simserver.units import unit_kind, unit_scale
-from simserver.world.holonomic import Holonomic
-from simserver.world.stationary import Stationary
+from simserver.world.drivetrains.stationary import Stationary
 
 log = logging.getLogger("simserver.world")
 
@@ -51,6 +53,12 @@ def field_obstacles(field_cfg: FieldConfig) -> tuple[Obstacle, ...]:
     own = tuple(Obstacle(name, convex_ccw(o.points) or o.points, o.height)
                 for name, o in field_cfg.obstacles.items())
     return (season_obstacles(field_cfg.season) if field_cfg.elements else ()) + own
+
+
+DRIVETRAIN_MEMBERS = ("mass", "moment_of_inertia", "reset", "pose", "body_velocity", "place",
+                      "begin_tick", "substep", "travelled", "end_tick", "motor_states",
+                      "peak_current", "joint", "outputs")
+"""What the world uses of a :class:`~simserver.models.api.Drivetrain`."""
 
 
 class ModelBuildError(Exception):
@@ -68,18 +76,11 @@ class World:
 
     def __init__(self, cfg: Config):
         self.cfg = cfg
-        self.drive: DifferentialDrive | None = None
-        self.holo: Holonomic | Stationary | None = None
-        drive = self._build_drivetrain(cfg)
-        if isinstance(drive, DifferentialDrive):
-            self.drive = drive
-            self.params = drive.params
-            self.mass, self.inertia = drive.params.mass, drive.params.moment_of_inertia
-        elif isinstance(drive, (Holonomic, Stationary)):
-            self.holo = drive
-            self.mass, self.inertia = drive.mass, drive.moment_of_inertia
-        else:
-            raise TypeError(f"drivetrain type {cfg.drivetrain_type!r} did not build a drivetrain")
+        self.drivetrain: Drivetrain = self._build_drivetrain(cfg)
+        self.mass = self.drivetrain.mass
+        self.inertia = self.drivetrain.moment_of_inertia
+        drive_type = registry().get("drivetrain", cfg.drivetrain_type)
+        self._drive_nt = {o.name for o in (drive_type.outputs if drive_type else ()) if o.nt}
         bc = cfg.battery
         self.battery = Battery(bc.nominal_voltage, bc.resistance, bc.background_current,
                                capacity=bc.capacity, soc_curve=bc.discharge_voltage,
@@ -102,19 +103,13 @@ class World:
                                   rng=self._rng)
             for name, m in cfg.motors.items()}
         self.gyro = Gyro(cfg.gyro.noise, cfg.gyro.drift, self._rng)
-        driven = motor_mechanisms(cfg)
-        self._enc_mech = {n: driven[e.motor] for n, e in cfg.encoders.items()
-                          if e.motor in driven}
-        holo = self.holo
-        self._enc_holo = {n for n, e in cfg.encoders.items()
-                          if holo is not None and holo.has_joint(e.motor)}
-        self.encoders = {n: self._encoder(n) for n in cfg.encoders
-                         if n not in self._enc_mech and n not in self._enc_holo}
-        self._enc_side = {n: e.motor == getattr(cfg.drivetrain, "left", None)
-                          for n, e in cfg.encoders.items()}
         self.mechanisms: dict[str, Model] = {}
         for name, section in cfg.mechanisms.items():
             self.mechanisms[name] = self._build_mechanism(name, section.type, section.config)
+        driven = motor_mechanisms(cfg)
+        self._joints = {n: self._joint_source(n, driven.get(e.motor))
+                        for n, e in cfg.encoders.items()}
+        self.encoders = {n: self._encoder(n) for n in cfg.encoders}
         self.pneumatics: PneumaticSystem | None = None
         if cfg.pneumatics is not None:
             pc = cfg.pneumatics
@@ -138,51 +133,72 @@ class World:
         self.reset()
 
     @staticmethod
-    def _build_drivetrain(cfg: Config) -> Any:
-        """The drivetrain model of ``cfg`` (a :class:`Stationary` chassis without one)."""
+    def _build_drivetrain(cfg: Config) -> Drivetrain:
+        """The drivetrain of ``cfg`` (a :class:`Stationary` chassis without one)."""
         if cfg.drivetrain is None:
-            robot = cfg.robot
-            moi = robot.moment_of_inertia or robot.mass / 12.0 * (robot.length**2
-                                                                  + robot.width**2)
-            return Stationary(robot.mass, moi)
+            return Stationary(cfg.robot.mass, cfg.robot.box_inertia())
         dt_type = registry().get("drivetrain", cfg.drivetrain_type)
         if dt_type is None:
-            raise ValueError(f"no drivetrain model type {cfg.drivetrain_type!r} is installed")
-        return dt_type.create("drivetrain", cfg.drivetrain, cfg)
+            raise ModelBuildError("drivetrain", f"no drivetrain model type "
+                                                f"{cfg.drivetrain_type!r} is installed")
+        try:
+            drive = dt_type.create("drivetrain", cfg.drivetrain, cfg)
+        except Exception as exc:
+            raise ModelBuildError("drivetrain", f"model type {dt_type.name!r} (from "
+                                                f"{dt_type.source}) failed to build: "
+                                                f"{type(exc).__name__}: {exc}") from exc
+        missing = [m for m in DRIVETRAIN_MEMBERS if getattr(drive, m, None) is None]
+        if missing:
+            raise ModelBuildError("drivetrain", f"model type {dt_type.name!r} (from "
+                                                f"{dt_type.source}) built a "
+                                                f"{type(drive).__name__} without "
+                                                f"{', '.join(missing)}")
+        return drive
 
-    def _encoder_scale(self, name: str, gearing: float) -> float:
-        """Reading units per metre of wheel travel of encoder ``name``."""
-        e = self.cfg.encoders[name]
-        kind = unit_kind(e.unit)
-        sign = -1.0 if self.cfg.encoder_reversed(name) else 1.0
-        if kind == "length":
-            return sign / unit_scale(e.unit)
-        wheel_rad_per_m = 1.0 / self.params.wheel_radius
-        shaft_rad_per_m = wheel_rad_per_m * (gearing if e.mount == "motor" else 1.0)
-        if kind == "angle":
-            return sign * shaft_rad_per_m / unit_scale(e.unit)
-        return sign * shaft_rad_per_m / (2.0 * math.pi) * e.ticks_per_revolution
+    def _joint_source(self, encoder: str, mechanism: str | None) -> Callable[[], Joint]:
+        """How to read the joint encoder ``encoder`` measures: its mechanism's output or what
+        its motor turns in the drivetrain."""
+        if mechanism is not None:
+            mech = self.mechanisms[mechanism]
+            radius, gearing = getattr(mech, "geometry", (0.0, 1.0))
+            joint = getattr(mech, "joint", None)
+
+            def output() -> Joint:
+                position, velocity = (0.0, 0.0) if joint is None else joint()
+                return Joint(position, velocity, radius, gearing)
+
+            return output
+        motor = self.cfg.encoders[encoder].motor
+        if self.drivetrain.joint(motor) is None:
+            raise ModelBuildError(f"encoders.{encoder}", f"motor {motor!r} turns no joint of "
+                                  "the drivetrain or of a mechanism")
+        drive = self.drivetrain
+
+        def read() -> Joint:
+            found = drive.joint(motor)
+            assert found is not None
+            return found
+
+        return read
 
     def _encoder(self, name: str) -> Encoder:
-        return Encoder(self._encoder_scale(name, self.params.gearing),
-                       ticks=self.cfg.encoders[name].unit in ("tick", "ticks"))
+        """Encoder ``name`` as configured: unit, direction, mount, absolute range."""
+        e = self.cfg.encoders[name]
+        kind = unit_kind(e.unit)
+        per_unit = (2.0 * math.pi / e.ticks_per_revolution if kind == "ticks"
+                    else unit_scale(e.unit))
+        return Encoder(kind, per_unit, reversed=self.cfg.encoder_reversed(name),
+                       on_motor=e.mount == "motor",
+                       absolute=(e.offset, e.full_range) if e.absolute else None)
 
     def reset(self) -> None:
         """Back to the start pose at rest, sensors zeroed, battery fresh, time 0."""
         start = self.cfg.robot.start
-        if self.drive is not None:
-            self.drive.reset(start.x, start.y, start.heading)
-        else:
-            assert self.holo is not None
-            self.holo.reset(start.x, start.y, start.heading)
+        self.drivetrain.reset(start.x, start.y, start.heading)
         self.battery.reset()
         self.gyro.reset(start.heading)
-        for enc in self.encoders.values():
-            enc.reset()
         self.solenoids = {name: s.initial for name, s in self.cfg.solenoids.items()}
         self.time = 0.0
-        self.elec = Electrical(self.battery.voltage, 0.0, 0.0, 0.0)
-        self.peak_current = 0.0
         self.min_voltage = self.battery.voltage
         self.distance = 0.0
         self.wall_hits = 0
@@ -198,8 +214,8 @@ class World:
         if self.vision is not None:
             self.vision.reset()
         self.frames = ()
-        self._joint_zero = {n: 0.0 for n in (*self._enc_mech, *self._enc_holo)}
-        self._joint_zero = {n: self._encoder_joint(n)[0] for n in self._joint_zero}
+        for name, enc in self.encoders.items():
+            enc.zero(self._joints[name]())
         self.compressor_current = 0.0
         self.mechanism_supply = 0.0
         self._lagged_supply = 0.0
@@ -218,19 +234,17 @@ class World:
     @property
     def pose(self) -> tuple[float, float, float]:
         """(x m, y m, heading rad) of the robot centre."""
-        if self.drive is None:
-            assert self.holo is not None
-            return self.holo.pose
-        st = self.drive.state
-        return st.x, st.y, st.heading
+        return self.drivetrain.pose
 
     @property
     def chassis_speeds(self) -> tuple[float, float, float]:
         """(vx m/s, vy m/s, omega rad/s) in the robot frame."""
-        if self.drive is None:
-            assert self.holo is not None
-            return self.holo.body_velocity
-        return self.drive.v_forward, self.drive.state.v_lat, self.drive.omega
+        return self.drivetrain.body_velocity
+
+    @property
+    def peak_current(self) -> float:
+        """Largest stator current of one drive motor output since reset, A."""
+        return self.drivetrain.peak_current
 
     @property
     def velocity(self) -> tuple[float, float, float]:
@@ -251,18 +265,7 @@ class World:
         """Take the position and velocity of ``body`` (after an impact pushed it)."""
         c, s = math.cos(body.heading), math.sin(body.heading)
         vx_b, vy_b = body.vx * c + body.vy * s, -body.vx * s + body.vy * c
-        if self.drive is None:
-            assert self.holo is not None
-            self.holo.place(body.x, body.y)
-            self.holo.set_body_velocity(vx_b, vy_b, body.omega)
-            return
-        st = self.drive.state
-        # Wheels roll without slipping: the push-back along the heading undoes wheel travel.
-        along = (body.x - st.x) * c + (body.y - st.y) * s
-        st.s_left += along
-        st.s_right += along
-        st.x, st.y = body.x, body.y
-        self.drive.set_body_velocity(vx_b, vy_b, body.omega)
+        self.drivetrain.place(body.x, body.y, vx_b, vy_b, body.omega)
 
     @property
     def reach(self) -> float:
@@ -307,6 +310,10 @@ class World:
                                            not self.battery.brownout)
         return out.voltage
 
+    def controller(self, name: str) -> MotorController:
+        """The controller of motor output ``name`` (for the drivetrain)."""
+        return self.controllers[name]
+
     def motor_coasting(self, name: str) -> bool:
         """Whether motor ``name``'s controller output coasts (windings open) this substep."""
         out = self.controllers[name].output
@@ -343,13 +350,6 @@ class World:
         for name in self.motors:
             self.motors[name] = 0.0
 
-    def _gearing(self) -> float:
-        dt = self.cfg.drivetrain
-        assert dt is not None  # a differential drivetrain
-        if dt.shifter is not None and self.solenoids.get(dt.shifter) and dt.high_gearing:
-            return dt.high_gearing
-        return dt.gearing
-
     def step(self, dt: float) -> None:
         """Advance ``dt`` seconds in whole substeps (at least one)."""
         n = max(1, round(dt / self.substep))
@@ -360,42 +360,14 @@ class World:
 
     def begin_tick(self) -> None:
         """Take this tick's inputs (held for all its substeps)."""
-        if self.drive is None:
-            assert self.holo is not None
-            self.holo.begin_tick(self)
-            return
-        cfg = self.cfg.drivetrain
-        assert cfg is not None
-        drive = self.drive
-        gearing = self._gearing()
-        if gearing != drive.gearing:
-            drive.gearing = gearing
-            for name, enc in self.encoders.items():
-                enc.units_per_metre = self._encoder_scale(name, gearing)
-        ctrl_l, ctrl_r = self.controllers[cfg.left], self.controllers[cfg.right]
-        dl = max(-1.0, min(1.0, self.motor(cfg.left)))
-        dr = max(-1.0, min(1.0, self.motor(cfg.right)))
-        self._tick = (dl, dr, ctrl_l, ctrl_r, gearing / self.params.wheel_radius,
-                      ctrl_l.passthrough and ctrl_r.passthrough,
-                      (dl == 0.0 and ctrl_l.neutral == "coast",
-                       dr == 0.0 and ctrl_r.neutral == "coast"))
+        self.drivetrain.begin_tick(self)
 
     def advance(self) -> None:
         """One substep of every model (inputs as :meth:`begin_tick` took them)."""
-        battery, h = self.battery, self.substep
-        if self.drive is not None:
-            elec = self._advance_differential(h)
-            self.elec = elec
-            supply = elec.supply_current
-            peak = max(abs(elec.current_left), abs(elec.current_right))
-        else:
-            assert self.holo is not None
-            bus, supply = self.holo.substep(self, h, self._source(), not battery.brownout)
-            self.bus_voltage = bus
-            vx, vy, _ = self.holo.body_velocity
-            self.distance += math.hypot(vx, vy) * h  # the pose moved with these velocities
-            self._collide()
-            peak = 0.0  # the drivetrain's peak is taken once per tick (end_tick)
+        battery, h, drive = self.battery, self.substep, self.drivetrain
+        self.bus_voltage, supply = drive.substep(h, self._source(), not battery.brownout)
+        self._collide()
+        self.distance += drive.travelled
         self.time += h
         if self.pneumatics is not None:
             for cname, cyl in self.cfg.cylinders.items():
@@ -411,51 +383,18 @@ class World:
                     lagged += self.mechanism_supply - before
         self._lagged_supply = lagged
         battery.update(supply + self.mechanism_supply + self.compressor_current, h)
-        if peak > self.peak_current:
-            self.peak_current = peak
         if battery.voltage < self.min_voltage:
             self.min_voltage = battery.voltage
         if battery.breaker_tripped:
             self.bus_voltage = 0.0
 
-    def _advance_differential(self, h: float) -> Electrical:
-        drive = self.drive
-        assert drive is not None
-        st, battery = drive.state, self.battery
-        dl, dr, ctrl_l, ctrl_r, to_motor, passthrough, plain = self._tick
-        s_l, s_r = st.s_left, st.s_right
-        if passthrough and not battery.brownout:
-            eff_l, eff_r = dl, dr
-            drive.coast = plain
-        else:
-            enabled = not battery.brownout
-            out_l = ctrl_l.apply(dl, self.bus_voltage, st.v_left * to_motor, h, enabled)
-            out_r = ctrl_r.apply(dr, self.bus_voltage, st.v_right * to_motor, h, enabled)
-            eff_l, eff_r = out_l.duty, out_r.duty
-            drive.coast = (out_l.coasting, out_r.coasting)
-        elec = drive.step(h, eff_l, eff_r, self._source())
-        self.bus_voltage = elec.bus_voltage
-        self._collide()
-        for name, enc in self.encoders.items():
-            if self._enc_side[name]:
-                enc.advance(st.s_left - s_l, st.v_left)
-            else:
-                enc.advance(st.s_right - s_r, st.v_right)
-        self.distance += abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
-        return elec
-
     def end_tick(self, n: int) -> None:
-        """Close a tick of ``n`` substeps: drivetrain currents, gyro reading."""
-        if self.drive is not None:
-            cfg = self.cfg.drivetrain
-            assert cfg is not None
-            self.motor_currents[cfg.left] = self.elec.current_left
-            self.motor_currents[cfg.right] = self.elec.current_right
-        else:
-            assert self.holo is not None
-            self.holo.end_tick(self)
-            peak = max(map(abs, self.holo.currents[: len(self.holo.drive)]), default=0.0)
-            self.peak_current = max(self.peak_current, peak)
+        """Close a tick of ``n`` substeps: drivetrain currents, gyro, cameras, encoders."""
+        drive = self.drivetrain
+        drive.end_tick()
+        for name, (amps, volts) in drive.motor_states().items():
+            self.motor_currents[name] = amps
+            self.applied_voltage[name] = volts
         _, _, heading = self.pose
         self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)
         if self.vision is not None:
@@ -539,48 +478,6 @@ class World:
         at = sw.position[1]
         return position <= at if sw.trigger == "below" else position >= at
 
-    def _joint(self, mechanism: str) -> tuple[float, float]:
-        joint = getattr(self.mechanisms[mechanism], "joint", None)
-        return (0.0, 0.0) if joint is None else joint()
-
-    def _encoder_joint(self, name: str) -> tuple[float, float, float, float]:
-        """(position, velocity, radius, gearing) of the joint encoder ``name`` measures: a
-        mechanism's output, a holonomic drivetrain's wheel (m) or module azimuth (rad)."""
-        if name in self._enc_holo:
-            assert self.holo is not None
-            return self.holo.joint(self.cfg.encoders[name].motor)
-        mech = self._enc_mech[name]
-        radius, gearing = getattr(self.mechanisms[mech], "geometry", (0.0, 1.0))
-        position, velocity = self._joint(mech)
-        return position, velocity, radius, gearing
-
-    def _joint_encoder(self, name: str) -> tuple[float, float]:
-        """(position, velocity) of encoder ``name`` on a joint, in its configured unit."""
-        e = self.cfg.encoders[name]
-        position, velocity, radius, gearing = self._encoder_joint(name)
-        kind = unit_kind(e.unit)
-        sign = -1.0 if self.cfg.encoder_reversed(name) else 1.0
-        to_shaft = 1.0 if radius == 0.0 or kind == "length" else 1.0 / radius  # m -> drum rad
-        if kind != "length" and e.mount == "motor":
-            to_shaft *= gearing
-        per_unit = unit_scale(e.unit) if kind != "ticks" else 2.0 * math.pi / \
-            e.ticks_per_revolution
-        if e.absolute:
-            angle = (sign * position * to_shaft + e.offset) % e.full_range
-            return angle / per_unit, sign * velocity * to_shaft / per_unit
-        position = (position - self._joint_zero[name]) * to_shaft
-        velocity *= to_shaft
-        # a coaxial swerve's coupling: on the drivetrain's own rotor sensors, not a mechanism's
-        if e.mount == "motor" and name in self._enc_holo and self.holo is not None:
-            turn, rate = self.holo.rotor_coupling(e.motor)
-            to_reading = radius / gearing if kind == "length" else 1.0  # shaft rad -> reading
-            position, velocity = position + turn * to_reading, velocity + rate * to_reading
-        reading = sign * position / per_unit
-        if kind == "ticks":
-            reading = float(math.floor(reading))
-        return reading, sign * velocity / per_unit
-
-
     def joint_position(self, mechanism: str) -> float | None:
         """Position of a mechanism's joint (m or rad), or None if it has no joint."""
         joint = getattr(self.mechanisms.get(mechanism), "joint", None)
@@ -590,27 +487,11 @@ class World:
         """The state to publish, after the last step."""
         x, y, heading = self.pose
         vx, vy, omega = self.velocity
-        drive: dict[str, Any]
-        drive_log: dict[str, Any] = {}
-        if self.drive is not None:
-            drive = {}
-            drive_log = dict(zip(SIDE_SPEEDS, (self.drive.state.v_left,
-                                               self.drive.state.v_right), strict=True))
-        else:
-            assert self.holo is not None
-            from wpimath.geometry import Rotation2d
-            from wpimath.kinematics import MecanumDriveWheelSpeeds, SwerveModuleState
-            if self.holo.steer:
-                drive = {"drive/module_states": [SwerveModuleState(v, Rotation2d(a)) for v, a in
-                                                 self.holo.module_states()]}
-            elif self.holo.drive:
-                drive = {"drive/wheel_speeds": MecanumDriveWheelSpeeds(*self.holo.wheel_speeds())}
-            else:
-                drive = {}
+        outputs = self.drivetrain.outputs()
+        nt = self._drive_nt
         return Snapshot(
             time=self.time, x=x, y=y, heading=heading, vx=vx, vy=vy, omega=omega,
-            encoders={**{n: (e.position, e.velocity) for n, e in self.encoders.items()},
-                      **{n: self._joint_encoder(n) for n in (*self._enc_mech, *self._enc_holo)}},
+            encoders={n: e.read(self._joints[n]()) for n, e in self.encoders.items()},
             gyro_yaw=self.gyro.yaw, gyro_rate=self.gyro.rate,
             battery_voltage=self.battery.voltage, battery_current=self.battery.current,
             charge_used=self.battery.charge_used,
@@ -628,6 +509,8 @@ class World:
             wall_hits=self.wall_hits, touching_wall=self.touching_wall,
             obstacle_hits=self.obstacle_hits, robot_hits=self.robot_hits,
             last_contact=self.last_contact,
-            chassis_speeds=self.chassis_speeds, drive=drive, drive_log=drive_log,
+            chassis_speeds=self.chassis_speeds,
+            drive={n: v for n, v in outputs.items() if n in nt},
+            drive_log={n: v for n, v in outputs.items() if n not in nt},
             frames=self.frames,
         )

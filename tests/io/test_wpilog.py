@@ -27,7 +27,7 @@ from simserver.io.stepwire import VERSION, Link
 from simserver.io.wpilog import RecordError, WpilogRecorder
 from simserver.runs.recording import read_recording
 from simserver.runs.session import RunOptions, Session
-from simserver.world.world import World
+from simserver.world import World
 from tests.ntutil import REPO
 
 S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"

@@ -31,7 +31,7 @@ from simserver.models.differential import (
     linear_deadzone,
 )
 from simserver.models.motor import motor_by_name
-from simserver.world.world import World
+from simserver.world import World
 
 # The kitbot, from the issue, in SI (written out here, not read from the loader).
 LB = 0.45359237
@@ -85,7 +85,7 @@ def straight_line_closed_form(duty: float, t: float) -> tuple[float, float, floa
 
 def test_kitbot_straight_line_speed_and_distance_match_closed_form():
     world = World(load_default())
-    x0, y0 = world.drive.state.x, world.drive.state.y
+    x0, y0 = world.drivetrain.drive.state.x, world.drivetrain.drive.state.y
     world.set_motor("left", 0.8)
     world.set_motor("right", 0.8)
     worst = 0.0
@@ -99,8 +99,8 @@ def test_kitbot_straight_line_speed_and_distance_match_closed_form():
         assert snap.x - x0 == pytest.approx(x_ref, rel=1e-6)
         worst = max(worst, abs(snap.x - x0 - x_ref) / x_ref)
     # Symmetric inputs: no turning or drift at all (rounding only).
-    assert abs(world.drive.state.heading) < 1e-12
-    assert abs(world.drive.state.y - y0) < 1e-12
+    assert abs(world.drivetrain.drive.state.heading) < 1e-12
+    assert abs(world.drivetrain.drive.state.y - y0) < 1e-12
     print(f"straight line: worst relative distance error {worst:.2e}")
 
 

@@ -114,7 +114,7 @@ def test_coasting_sides_keep_their_speed_and_braking_sides_slow_down():
 
 def test_neutral_coast_in_config_reaches_the_drivetrain():
     from simserver.config.loader import default_config_text, loads
-    from simserver.world.world import World
+    from simserver.world import World
 
     text = default_config_text()
     for side in ("left", "right"):

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 
 from simserver.config.loader import default_config_text, loads
+from simserver.models.api import Joint
 from simserver.models.sensors import Encoder, Gyro
-from simserver.world.world import World
+from simserver.world import World
 
 WHEEL_RADIUS = 3 * 0.0254  # m
 GEARING = 10.71
@@ -62,7 +63,7 @@ def driven():
     world.set_motor("left", 0.7)
     world.set_motor("right", 0.4)
     world.step(1.0)
-    return world.snapshot(), world.drive.state
+    return world.snapshot(), world.drivetrain.drive.state
 
 
 def test_metre_encoder_reads_wheel_travel(driven):
@@ -114,25 +115,46 @@ def test_inverted_encoder_negates_reading(driven):
 
 
 def test_tick_encoder_floors_fractional_counts_in_both_directions():
-    enc = Encoder(units_per_metre=100.0, ticks=True)
-    enc.advance(0.0149, 1.0)
-    assert enc.position == 1.0  # 1.49 counts
-    enc.advance(-0.03, -1.0)
-    assert enc.position == -2.0  # −1.51 counts: floor, as a counter steps at each edge
+    enc = Encoder("ticks", per_unit=2 * math.pi / 100.0)  # 100 counts a turn, on a 1 m wheel
+    enc.zero(Joint(0.0, 0.0, radius=1.0))
+    assert enc.read(Joint(0.0149 * 2 * math.pi, 0.0, radius=1.0))[0] == 1.0  # 1.49 counts
+    # −1.51 counts: floor, as a counter steps at each edge
+    assert enc.read(Joint(-0.0151 * 2 * math.pi, 0.0, radius=1.0))[0] == -2.0
 
 
 def test_encoder_velocity_is_speed_in_reading_units():
-    enc = Encoder(units_per_metre=1 / 0.3048)
-    enc.advance(0.3048, 0.6096)
-    assert enc.position == pytest.approx(1.0, rel=1e-15)  # rounding of one division
-    assert enc.velocity == pytest.approx(2.0, rel=1e-15)
+    enc = Encoder("length", per_unit=0.3048)
+    enc.zero(Joint(0.0, 0.0, radius=0.05))
+    position, velocity = enc.read(Joint(0.3048, 0.6096, radius=0.05))
+    assert position == pytest.approx(1.0, rel=1e-15)  # rounding of one division
+    assert velocity == pytest.approx(2.0, rel=1e-15)
 
 
-def test_encoder_reset_zeroes_count():
-    enc = Encoder(units_per_metre=1.0)
-    enc.advance(2.5, 1.0)
-    enc.reset()
-    assert (enc.position, enc.velocity) == (0.0, 0.0)
+def test_encoder_zero_counts_from_where_the_joint_is():
+    enc = Encoder("length", per_unit=1.0)
+    enc.zero(Joint(2.5, 1.0))
+    assert enc.read(Joint(2.5, 0.0)) == (0.0, 0.0)
+    assert enc.read(Joint(3.0, 1.0)) == (0.5, 1.0)
+
+
+def test_motor_mounted_encoder_reads_gearing_times_output_plus_rotor():
+    """A rotor sensor on a coaxial swerve's drive motor: shaft angle = gearing × wheel angle +
+    the coupling's rotor term, in rotations (exact sums of the terms)."""
+    enc = Encoder("angle", per_unit=2 * math.pi, on_motor=True)
+    enc.zero(Joint(0.0, 0.0, radius=0.05, gearing=6.75))
+    wheel = 0.05 * 2 * math.pi  # one wheel turn of travel
+    position, velocity = enc.read(Joint(wheel, 0.0, 0.05, 6.75, rotor=math.pi, rotor_rate=2.0))
+    assert position == pytest.approx(6.75 + 0.5, rel=1e-15)
+    assert velocity == pytest.approx(2.0 / (2 * math.pi), rel=1e-15)
+
+
+def test_absolute_encoder_reads_the_shaft_within_its_range_plus_offset():
+    enc = Encoder("angle", per_unit=2 * math.pi, absolute=(0.25 * 2 * math.pi, 2 * math.pi))
+    position, _ = enc.read(Joint(0.9 * 2 * math.pi, 0.0))
+    assert position == pytest.approx(0.15, abs=1e-12)  # (0.9 + 0.25) mod 1
+    reversed_enc = Encoder("angle", per_unit=2 * math.pi, reversed=True,
+                           absolute=(0.0, 2 * math.pi))
+    assert reversed_enc.read(Joint(0.1 * 2 * math.pi, 0.0))[0] == pytest.approx(0.9, abs=1e-12)
 
 
 SHIFTER = """
@@ -152,10 +174,10 @@ def test_motor_mounted_encoder_follows_gear_shift():
     world.set_motor("left", 0.5)
     world.set_motor("right", 0.5)
     world.step(0.5)
-    low = world.drive.state.s_left
+    low = world.drivetrain.drive.state.s_left
     world.set_solenoid("shift", True)
     world.step(0.5)
-    high = world.drive.state.s_left - low
+    high = world.drivetrain.drive.state.s_left - low
     assert high > 0.1
     expected = (low * GEARING + high * 5.0) * WHEEL_REV_PER_M
     assert world.snapshot().encoders["motor_rot"][0] == pytest.approx(expected, rel=REL)
@@ -174,7 +196,7 @@ def world_with(extra: str = "", start_heading: str = "30 deg", seed: int = 0) ->
 def test_gyro_reads_zero_at_reset_whatever_the_start_heading():
     world = world_with(start_heading="30 deg")
     world.step(0.02)
-    assert world.drive.state.heading == pytest.approx(math.radians(30), rel=1e-12)
+    assert world.drivetrain.drive.state.heading == pytest.approx(math.radians(30), rel=1e-12)
     assert world.snapshot().gyro_yaw == 0.0
 
 
@@ -184,11 +206,11 @@ def test_gyro_is_counter_clockwise_positive():
     world.set_motor("right", 0.5)  # right side forward: turning left, CCW
     world.step(0.5)
     snap = world.snapshot()
-    turned = world.drive.state.heading - math.radians(30)
+    turned = world.drivetrain.drive.state.heading - math.radians(30)
     assert turned > 0.5
     # 1e-12 absolute: yaw is heading minus the zero, rounding only.
     assert snap.gyro_yaw == pytest.approx(turned, abs=1e-12)
-    assert snap.gyro_rate == pytest.approx(world.drive.omega, abs=1e-12)
+    assert snap.gyro_rate == pytest.approx(world.drivetrain.drive.omega, abs=1e-12)
     assert snap.gyro_rate > 0
 
 

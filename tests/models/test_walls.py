@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from simserver.config.loader import load_default
 from simserver.models.walls import RESTING_SPEED, Body, FieldWalls
-from simserver.world.world import World
+from simserver.world import World
 
 MASS, INERTIA = 27.0, 2.0  # kg, kg·m²
 # Impacts with two simultaneous contacts (a flush face) are solved iteratively (projected
@@ -198,7 +198,7 @@ def test_robot_never_leaves_field_in_random_full_duty_drives(seed):
             world.set_motor("left", rng.choice((-1.0, 1.0)))
             world.set_motor("right", rng.choice((-1.0, 1.0)))
         world.step(0.005)
-        st_ = world.drive.state
+        st_ = world.drivetrain.drive.state
         corners = world.walls.corners(Body(st_.x, st_.y, st_.heading, 0, 0, 0), half_l, half_w)
         for cx, cy in corners:
             # 1e-9 m: the push-back is exact up to rounding.

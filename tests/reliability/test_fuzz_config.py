@@ -26,9 +26,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from wpimath.geometry import Transform3d
+from wpimath.kinematics import MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver.config.loader import ConfigError, default_config_text, loads, tomllib
-from simserver.world.world import ModelBuildError, World
+from simserver.world import ModelBuildError, World
 from tests.reliability import accepted
 from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 
@@ -313,6 +314,10 @@ def nonfinite(obj: Any, path: str = "snapshot") -> list[str]:
     if isinstance(obj, Transform3d):
         r = obj.rotation()
         return nonfinite((obj.x, obj.y, obj.z, r.x, r.y, r.z), path)
+    if isinstance(obj, SwerveModuleState):  # drivetrain outputs (Snapshot.drive)
+        return nonfinite((obj.speed, obj.angle.radians()), path)
+    if isinstance(obj, MecanumDriveWheelSpeeds):
+        return nonfinite((obj.frontLeft, obj.frontRight, obj.rearLeft, obj.rearRight), path)
     raise TypeError(f"{path}: cannot check a {type(obj).__name__}")
 
 

@@ -1,5 +1,5 @@
 """Tests of the intake plugin: geometry with a small plain RobotView, then the real path
-(TOML → simserver.config.loader.loads → simserver.world.world.World), config errors and the entry
+(TOML → simserver.config.loader.loads → simserver.world.World), config errors and the entry
 point. No mocks."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from simserver_intake.model import (
 
 from simserver.config.loader import ConfigError, default_config_text, loads
 from simserver.config.registry import registry, validate_type
-from simserver.world.world import World
+from simserver.world import World
 
 TOL = 1e-6
 
@@ -434,7 +434,7 @@ def test_world_pieces_never_leave_the_field():
     # Facing the blue wall with a piece between: bulldoze it into the wall, then pin it there.
     world = world_of(intake='pieces.a = { x = "1 m", y = "4 m" }\n'
                             'pieces.b = { x = "1.2 m", y = "1 m" }')
-    world.drive.reset(2.0, 4.0, math.pi)
+    world.drivetrain.reset(2.0, 4.0, math.pi)
 
     def check(w: World) -> None:
         assert_on_field(w)
@@ -452,7 +452,7 @@ def test_world_eject_toward_a_near_wall_stops_at_the_wall():
     # Stop 0.5 m from the red wall, eject at full speed: the piece stops at the wall.
     world = world_of(intake='eject_speed = "5 m/s"\npieces.a = { x = "14 m", y = "4 m" }')
     fl = world.field_size[0]
-    world.drive.reset(13.0, 4.0, 0.0)
+    world.drivetrain.reset(13.0, 4.0, 0.0)
     drive(world, 1.5, 0.3, 0.3, 1.0)
     assert intake_out(world)["held"] == 1
     drive(world, 3.0, 0.0, 0.0, 0.0)

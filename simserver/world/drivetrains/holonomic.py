@@ -14,18 +14,18 @@ Each substep:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from operator import mul
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
+from simserver.config.model import Config
+from simserver.models.api import DriveView, Joint
 from simserver.models.battery import Source
-from simserver.models.motor import MotorSpec
-
-if TYPE_CHECKING:
-    from simserver.world.world import World
+from simserver.models.motor import MotorSpec, motor_by_name
 
 
 @dataclass(frozen=True)
@@ -41,19 +41,22 @@ class MotorGroup:
 
 
 class Holonomic:
-    """A swerve or mecanum drivetrain seen by the world.
+    """A swerve or mecanum drivetrain seen by the world (:class:`~simserver.models.api.Drivetrain`).
 
     model: a ``SwerveDrive``/``MecanumDrive`` (physical: stepped with voltages) or
     ``KinematicSwerve``/``KinematicMecanum`` (stepped with duty cycles). drive: the motor output
     of each wheel (model order). steer: the steer motor of each module (swerve; empty
     otherwise). coupling: drive motor turns per module azimuth turn (swerve), seen by the
-    drive motors' rotor sensors only (:meth:`rotor_coupling`).
+    drive motors' rotor sensors only (the ``rotor`` of their joints). outputs: the published
+    outputs of the model (its type's declared ones).
     """
 
     def __init__(self, model: Any, drive: Sequence[MotorGroup],
                  steer: Sequence[MotorGroup], physical: bool, mass: float,
-                 moment_of_inertia: float, coupling: float = 0.0):
+                 moment_of_inertia: float, outputs: Callable[[Holonomic], dict[str, Any]],
+                 coupling: float = 0.0):
         self.model = model
+        self._outputs = outputs
         self.drive = tuple(drive)
         self.steer = tuple(steer)
         self.physical = physical
@@ -73,7 +76,8 @@ class Holonomic:
         self._plain = False
         self._names = [g.name for g in self.groups]
         self._neutral_coast = [False] * len(self.groups)
-        self._signs: list[tuple[str, float]] = []
+        self._travelled = 0.0
+        self._peak = 0.0
 
     @property
     def motors(self) -> tuple[str, ...]:
@@ -85,6 +89,8 @@ class Holonomic:
         self.model.reset(x, y, heading)
         self.currents = [0.0] * len(self.groups)
         self.volts = [0.0] * len(self.groups)
+        self._travelled = 0.0
+        self._peak = 0.0
 
     # --- chassis ------------------------------------------------------------------------------
 
@@ -100,46 +106,38 @@ class Holonomic:
         m = self.model
         return m.vx, m.vy, m.omega
 
-    def place(self, x: float, y: float) -> None:
-        """Move the chassis (after a collision pushed it out)."""
+    def place(self, x: float, y: float, vx: float, vy: float, omega: float) -> None:
+        """Take an impact's position and robot-frame velocity; the wheels keep turning."""
         self.model.x, self.model.y = x, y
-
-    def set_body_velocity(self, vx: float, vy: float, omega: float) -> None:
-        """Impose a robot-frame velocity after an impact; the wheels keep turning."""
         self.model.set_body_velocity(vx, vy, omega)
 
     # --- joints and states --------------------------------------------------------------------
 
-    def has_joint(self, motor: str) -> bool:
-        """Whether ``motor`` drives a wheel or a module of this drivetrain."""
-        return motor in self._joint
-
-    def joint(self, motor: str) -> tuple[float, float, float, float]:
-        """(position, velocity, radius, gearing) of what ``motor`` turns: a wheel's travel (m,
-        m/s, its radius) or a module's azimuth (rad, rad/s, radius 0)."""
-        i, g = self._joint[motor]
+    def joint(self, motor: str) -> Joint | None:
+        """What ``motor`` turns: a wheel's travel (m, m/s, its radius; a drive motor's rotor
+        also turns with its module's azimuth by ``coupling``) or a module's azimuth (rad,
+        rad/s, radius 0); None for a motor not ours."""
+        found = self._joint.get(motor)
+        if found is None:
+            return None
+        i, g = found
         m = self.model
         n = len(self.drive)
-        if i < n:
-            r = g.radius
-            return float(m.wheel_angle[i]) * r, float(m.wheel_speed[i]) * r, r, g.gearing
-        return float(m.steer_angle[i - n]), float(m.steer_rate[i - n]), 0.0, g.gearing
+        if i >= n:
+            return Joint(float(m.steer_angle[i - n]), float(m.steer_rate[i - n]), 0.0,
+                         g.gearing)
+        r = g.radius
+        if self.coupling == 0.0 or not self.steer:
+            rotor = rate = 0.0
+        else:
+            rotor = self.coupling * float(m.steer_angle[i])
+            rate = self.coupling * float(m.steer_rate[i])
+        return Joint(float(m.wheel_angle[i]) * r, float(m.wheel_speed[i]) * r, r, g.gearing,
+                     rotor, rate)
 
-    def rotor_coupling(self, motor: str) -> tuple[float, float]:
-        """(angle rad, rate rad/s) the drive motor ``motor``'s shaft turns by, beyond its
-        wheel's turning through the gearing, because its module's azimuth turned from where
-        it started: ``coupling`` × azimuth. (0, 0) for a steer motor, a mecanum wheel or
-        without coupling."""
-        i, _ = self._joint[motor]
-        if self.coupling == 0.0 or not self.steer or i >= len(self.drive):
-            return 0.0, 0.0
-        m = self.model
-        return (self.coupling * float(m.steer_angle[i]),
-                self.coupling * float(m.steer_rate[i]))
-
-    def module_states(self) -> list[tuple[float, float]]:
-        """Swerve: (speed m/s, angle rad) of each module as its sensors see it."""
-        return list(self.model.module_states()) if self.steer else []
+    def outputs(self) -> dict[str, Any]:
+        """The declared outputs of the model."""
+        return self._outputs(self)
 
     def wheel_speeds(self) -> tuple[float, ...]:
         """Rim speed of each wheel, m/s (drive order)."""
@@ -148,18 +146,15 @@ class Holonomic:
 
     # --- stepping -----------------------------------------------------------------------------
 
-    def begin_tick(self, world: World) -> None:
+    def begin_tick(self, robot: DriveView) -> None:
         """Take this tick's duty cycles (held for all its substeps)."""
         if self._ctrls is None:
-            self._ctrls = [world.controllers[g.name] for g in self.groups]
+            self._ctrls = [robot.controller(g.name) for g in self.groups]
             self._neutral_coast = [c.neutral == "coast" for c in self._ctrls]
             self._plain = all(c.passthrough for c in self._ctrls)  # config: fixed
-            self._signs = [(name, -1.0 if world.cfg.motors[name].inverted else 1.0)
-                           for name in self._names]  # world.motor's inversion, looked up once
-        motors = world.motors
         duty = []
-        for name, sign in self._signs:
-            d = motors[name] * sign
+        for name in self._names:
+            d = robot.motor(name)
             # Clamped to [-1, 1] by comparisons (min/max calls cost more); NaN gives 0.
             duty.append(d if -1.0 <= d <= 1.0 else 1.0 if d > 1.0 else -1.0 if d < -1.0 else 0.0)
         self._duty = duty
@@ -169,8 +164,7 @@ class Holonomic:
         coast = [d == 0.0 and nc for d, nc in zip(duty, self._neutral_coast, strict=True)]
         self._plain_coast = coast if any(coast) else None
 
-    def substep(self, world: World, h: float, source: Source, enabled: bool) -> tuple[float,
-                                                                                      float]:
+    def substep(self, h: float, source: Source, enabled: bool) -> tuple[float, float]:
         """Advance ``h`` s. Returns (bus voltage V, supply current A drawn by the drivetrain)."""
         speeds = self.model.motor_speeds()  # rad/s per group, in group order
         duty = self._duty
@@ -213,13 +207,29 @@ class Holonomic:
             currents = np.where(off, 0.0, self._count / self._r
                                 * (np.array(volts) - after / self._kv)).tolist()
         self.currents = currents
+        vx, vy = m.vx, m.vy
+        self._travelled = math.hypot(vx, vy) * h  # the pose moved with these velocities
         supply = sum(map(mul, currents, volts)) / bus if bus > 0.0 else 0.0
         return bus, supply
 
-    def end_tick(self, world: World) -> None:
-        """Report the last substep's stator currents and terminal voltages per motor output."""
-        world.motor_currents.update(zip(self._names, self.currents, strict=True))
-        world.applied_voltage.update(zip(self._names, self.volts, strict=True))
+    @property
+    def travelled(self) -> float:
+        """Distance the centre covered in the last substep, m (before any impact)."""
+        return self._travelled
+
+    def end_tick(self) -> None:
+        """Take the drive motors' peak current from the tick's last substep."""
+        peak = max(map(abs, self.currents[: len(self.drive)]), default=0.0)
+        self._peak = max(self._peak, peak)
+
+    def motor_states(self) -> dict[str, tuple[float, float]]:
+        """Stator current A and terminal voltage V of each motor output, last substep."""
+        return dict(zip(self._names, zip(self.currents, self.volts, strict=True), strict=True))
+
+    @property
+    def peak_current(self) -> float:
+        """Largest stator current of one drive motor output at a tick's end since reset, A."""
+        return self._peak
 
 
 def free_wheel_speed(spec: MotorSpec, gearing: float, radius: float) -> float:
@@ -230,3 +240,9 @@ def free_wheel_speed(spec: MotorSpec, gearing: float, radius: float) -> float:
 def free_azimuth_rate(spec: MotorSpec, gearing: float) -> float:
     """A steer motor's free speed at the module azimuth, rad/s."""
     return spec.free_speed / gearing
+
+
+def motor_group(cfg: Config, motor: str, gearing: float, radius: float) -> MotorGroup:
+    """The :class:`MotorGroup` of motor output ``motor`` of ``cfg``."""
+    m = cfg.motors[motor]
+    return MotorGroup(motor, motor_by_name(m.type), m.count, gearing, radius)

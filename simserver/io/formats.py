@@ -29,9 +29,9 @@ OWN_INTRO = (
     "`[solenoids.<solenoid>]`, `[encoders.<encoder>]`, `[switches.<switch>]`, "
     "`[cylinders.<cylinder>]`, `[cameras.<camera>]`, `[vision.targets.<target>]`); "
     "`<arm>`, `<elevator>`, ... stand for a `[mechanisms.<name>]` of that built-in type. A "
-    "plugin's mechanism type publishes each output it declares as "
-    "`/simserver/mechanisms/<name>/<output>` (`simserver models` lists them), and a `field2d` "
-    "output as a SimField object.")
+    "plugin's types publish the outputs they declare (`simserver models` lists them): a "
+    "mechanism's as `/simserver/mechanisms/<name>/<output>`, a drivetrain's under the path it "
+    "gives, a `field2d` output as a SimField object.")
 BRIDGE_INTRO = (
     "Between simserver and the robot-side bridge (`robotpy sim --simserver`, "
     "[bridge.md](bridge.md)). simserver publishes the Driver Station commands only with "

@@ -70,7 +70,7 @@ import ntcore
 import numpy as np
 
 from simserver.config.loader import load_default
-from simserver.io import topics
+from simserver.contract import topics
 
 try:
     from benchmarks._common import emit, machine_info, machine_line, text_table

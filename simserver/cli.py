@@ -354,7 +354,8 @@ def plot_cmd(recording: str, output: str | None, title: str | None) -> None:
       simserver plot run.wpilog -o run.png
     """
     from simserver.field.seasons import field_size
-    from simserver.io.wpilog import RecordError, read_recording
+    from simserver.io.wpilog import RecordError
+    from simserver.runs.recording import read_recording
     from simserver.runs.report import plot
 
     try:

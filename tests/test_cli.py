@@ -63,7 +63,7 @@ def test_run_without_photonlibpy_refuses_a_photonvision_camera_naming_the_key(tm
     PhotonVision's topics stops the run before anything starts; a Limelight one does not."""
     for name in [m for m in sys.modules if m.split(".")[0] == "photonlibpy"] + ["photonlibpy"]:
         monkeypatch.setitem(sys.modules, name, None)  # import photonlibpy fails
-    monkeypatch.delitem(sys.modules, "simserver.io.photonvision", raising=False)
+    monkeypatch.delitem(sys.modules, "simserver.io.photonresult", raising=False)
     path = tmp_path / "camera.toml"
     camera = default_config_text() + '\n[cameras.front]\nx = "0.3 m"\nprotocol = "PROTOCOL"\n'
     path.write_text(camera.replace("PROTOCOL", "both"))
@@ -171,6 +171,16 @@ def test_python_dash_m_runs_the_cli():
 def test_reference_docs_match_the_code(doc, generate):
     path = Path(REPO, "docs", doc)
     assert path.read_text() == generate(), f"docs/{doc} is stale: run `make docs`"
+
+
+def test_models_names_drivetrain_outputs_by_their_own_path():
+    """A drivetrain output is a path under /simserver (not a mechanism's output), and one
+    declared with nt=False is said to be recorded only."""
+    code, out, _ = run_cli("models")
+    assert code == 0
+    assert "output: /simserver/drive/module_states (struct:SwerveModuleState[], m/s, rad)" in out
+    assert "output: /simserver/truth/wheel_speed/left (double, m/s, recorded only)" in out
+    assert "/mechanisms/<name>/drive/" not in out and "/mechanisms/<name>/truth/" not in out
 
 
 def test_config_reference_lists_every_key_of_the_bundled_config():

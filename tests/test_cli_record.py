@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from wpiutil.log import DataLogReader
 
 from simserver.cli import main
-from simserver.io.wpilog import read_recording
+from simserver.runs.recording import read_recording
 from tests.io.test_wpilog import read_log
 from tests.ntutil import REPO, SimserverProcess, free_port, wait_for
 

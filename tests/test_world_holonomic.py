@@ -21,7 +21,7 @@ from wpimath.kinematics import (
 )
 
 from simserver.config.loader import ConfigError, loads
-from simserver.io import topics
+from simserver.contract import topics
 from simserver.world import World
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,7 +1,7 @@
 """The bridge's mapping between the robot program's HAL and simserver's topic values.
 
 Both transports (NetworkTables in real time, the lock-step socket) carry the same thing: a
-mapping from topic name (``simserver.io.topics``) to value. :meth:`Bridge.outputs` reads the
+mapping from topic name (``simserver.contract.topics``) to value. :meth:`Bridge.outputs` reads the
 program's outputs into one; :meth:`Bridge.apply` writes one into the program's sensors and
 Driver Station. Runs on the robot thread (real time) or while the robot thread is parked
 (lock-step), never both at once.
@@ -42,9 +42,9 @@ from simserver.bridge.objects import ProgramObjects
 from simserver.bridge.spark import SparkEncoder, SparkMotor
 from simserver.config.hal import HalAddress
 from simserver.config.model import Config, EncoderConfig
+from simserver.contract import topics
 from simserver.hal import halmap
 from simserver.hal.halmap import Watch
-from simserver.io import topics
 
 
 def robot_mode() -> str:

@@ -15,7 +15,7 @@ import ntcore
 
 from simserver.bridge.core import Bridge
 from simserver.config.model import Config
-from simserver.io import topics
+from simserver.contract import topics
 
 EVERY_LOOP = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
 LATEST = ntcore.PubSubOptions(periodic=0.001)

@@ -20,7 +20,6 @@ NAVX_PREFIX = "navX-Sensor["
 ADIS_PREFIXES = {"adis16470": "Gyro:ADIS16470[", "adis16448": "Gyro:ADIS16448["}
 # REV SPARK "Control Mode" values whose "Setpoint" is an open-loop output.
 SPARK_DUTY, SPARK_VOLTAGE = 0, 2
-MODES = ("disabled", "autonomous", "teleop", "test")
 MAX_AXES, MAX_BUTTONS = 12, 32
 # How far Phoenix 6's simulation moves a value written to it (measured, Phoenix 26.3): its
 # thread rounds rotor and CANcoder positions to 1/4096 rotation and the Pigeon 2's yaw to a

@@ -1,8 +1,9 @@
-"""A Field2d on NetworkTables, in the layout Glass, Shuffleboard and Elastic read.
+"""The SimField: a Field2d on NetworkTables, in the layout Glass, Shuffleboard and Elastic read.
 
-Table ``/SmartDashboard/<name>``: ``.type`` = "Field2d" (with the SmartDashboard topic
+Table ``/SmartDashboard/SimField``: ``.type`` = "Field2d" (with the SmartDashboard topic
 property WPILib's SendableBuilder sets), ``.name``, ``.controllable`` and one ``double[]`` per
-object holding ``[x_m, y_m, heading_deg, ...]`` triplets.
+object holding ``[x_m, y_m, heading_deg, ...]`` triplets. The objects simserver draws are
+declared here (:data:`TOPICS`); the robot program's own Field2d is never written.
 """
 
 from __future__ import annotations
@@ -12,31 +13,74 @@ import typing
 
 import ntcore
 
+from simserver.contract import topics
+from simserver.contract.topics import TopicGroup, TopicSpec
+from simserver.models.api import OutputSpec
+
+NAME = "SimField"
+TABLE = f"/SmartDashboard/{NAME}"
+FIELD2D_PROPERTY = {"SmartDashboard": "Field2d"}
+
+
+def _object(obj: str, unit: str, doc: str) -> TopicSpec:
+    return TopicSpec(f"{TABLE}/{obj}", "double[]", "out", unit, doc)
+
+
+TYPE = TopicSpec(f"{TABLE}/.type", "string", "out", "",
+                 '"Field2d" (topic property {"SmartDashboard": "Field2d"}).')
+TITLE = TopicSpec(f"{TABLE}/.name", "string", "out", "", f'"{NAME}".')
+CONTROLLABLE = TopicSpec(f"{TABLE}/.controllable", "boolean", "out", "", "false.")
+ROBOT = _object("Robot", "[m, m, deg]", "Robot pose as Field2d reads it: [x, y, heading].")
+OTHER_ROBOT = _object("<robot>", "[m, m, deg]",
+                      "Another robot of `[robots.<robot>]` driven over NetworkTables.")
+CAMERA_TAGS = _object("<camera> tags", "[m, m, deg, ...]",
+                      "The tags camera `<camera>` saw in its last frame.")
+PIECES = _object("<mechanism>", "[m, m, deg, ...]",
+                 "A mechanism's `field2d` output (for example the game pieces of an intake "
+                 "plugin), one [x, y, heading] triplet per pose.")
+TRAJECTORY = _object("Trajectory", "[m, m, deg, ...]",
+                     "With `--check` of a scenario with a trajectory: its poses.")
+TOPICS = TopicGroup(
+    "SimField", f"A Field2d named {NAME} (`{TABLE}`) in the layout WPILib's Field2d publishes, "
+    "which Glass, Shuffleboard, Elastic and AdvantageScope draw. Every object is a `double[]` "
+    "of [x m, y m, heading deg] triplets. simserver never writes the robot program's own "
+    "Field2d.",
+    (TYPE, TITLE, CONTROLLABLE, ROBOT, OTHER_ROBOT, CAMERA_TAGS, PIECES, TRAJECTORY))
+
+
+def output_topic(mechanism: str, out: OutputSpec) -> TopicSpec:
+    """The topic of one declared output of a mechanism: a SimField object for a ``field2d``
+    output (:data:`PIECES`), its /simserver topic otherwise."""
+    if out.type == "field2d":
+        return PIECES.of(mechanism=mechanism)
+    return topics.mechanism_topic(mechanism, out)
+
 
 class Field2dPublisher:
-    """Publishes one Field2d with a ``Robot`` object (and any extra named objects)."""
+    """Publishes the SimField: its ``.type``, ``.name``, ``.controllable``, and each object
+    set with :meth:`set_poses`."""
 
-    def __init__(self, inst: ntcore.NetworkTableInstance, name: str,
-                 options: ntcore.PubSubOptions):
-        table = f"/SmartDashboard/{name}"
+    def __init__(self, inst: ntcore.NetworkTableInstance, options: ntcore.PubSubOptions):
         self._inst = inst
-        self._table = table
         self._options = options
-        self._type = inst.getStringTopic(f"{table}/.type").publishEx(
-            "string", {"SmartDashboard": "Field2d"}, options)
+        self._type = inst.getStringTopic(TYPE.name).publishEx("string", FIELD2D_PROPERTY,
+                                                               options)
         self._type.set("Field2d")
-        self._name = inst.getStringTopic(f"{table}/.name").publish(options)
-        self._name.set(name)
-        self._controllable = inst.getBooleanTopic(f"{table}/.controllable").publish(options)
+        self._name = inst.getStringTopic(TITLE.name).publish(options)
+        self._name.set(NAME)
+        self._controllable = inst.getBooleanTopic(CONTROLLABLE.name).publish(options)
         self._controllable.set(False)
         self._objects: dict[str, ntcore.DoubleArrayPublisher] = {}
 
-    def set_poses(self, obj: str, poses: list[tuple[float, float, float]]) -> None:
-        """Set object ``obj`` to poses given as (x m, y m, heading rad)."""
-        pub = self._objects.get(obj)
+    def set_poses(self, topic: str, poses: list[tuple[float, float, float]]) -> None:
+        """Set the object on ``topic`` (one of the object specs above, filled) to poses given
+        as (x m, y m, heading rad)."""
+        pub = self._objects.get(topic)
         if pub is None:
-            pub = self._inst.getDoubleArrayTopic(f"{self._table}/{obj}").publish(self._options)
-            self._objects[obj] = pub
+            if not topic.startswith(f"{TABLE}/"):
+                raise ValueError(f"{topic!r} is not an object of {TABLE}")
+            pub = self._inst.getDoubleArrayTopic(topic).publish(self._options)
+            self._objects[topic] = pub
         flat: list[typing.SupportsFloat | typing.SupportsIndex] = []
         for x, y, heading in poses:
             flat += (x, y, math.degrees(heading))

@@ -38,8 +38,8 @@ from typing import Any
 
 from simserver.config.hal import HalAddress
 from simserver.config.model import Config, EncoderConfig
+from simserver.contract import topics
 from simserver.hal import halmap
-from simserver.io import topics
 from simserver.io.nt import InputState
 from simserver.io.validation import InputValidator, decode_inputs
 

@@ -2,25 +2,15 @@
 
 Robot code reads them with LimelightHelpers (or the raw table) unchanged. Table
 ``limelight-<name>`` (or ``<name>`` when it already starts with ``limelight``), every value a
-double or double array, stamped with the frame's publish time in the robot's time base:
-
-- ``tv`` (1 with a target), ``tx``/``ty`` (deg from the crosshair at the image centre, right
-  and up positive), ``txnc``/``tync`` (from the principal point), ``ta`` (% of the image),
-  ``tid`` (primary tag id, -1), ``tl`` (pipeline latency, ms: the whole capture-to-publish
-  delay), ``cl`` (capture latency, ms: 0, since ``tl`` holds it all), ``hb`` (heartbeat,
-  +1 per frame), ``getpipe`` (0);
-- ``botpose_wpiblue`` (MegaTag1): [x m, y m, z m, roll°, pitch°, yaw°, latency ms, tag count,
-  tag span m, mean tag distance m, mean tag area %] then 7 values per tag [id, txnc, tync, ta,
-  distance to camera m, distance to robot m, ambiguity]; the pose is the multi-tag solution
-  with two or more tags, the single-tag one with one, zeros with none;
-- ``botpose_orb_wpiblue`` (MegaTag2): the same layout, the position solved with the robot yaw
-  the robot program last sent in ``robot_orientation_set`` before the capture (that yaw, roll
-  and pitch 0); zeros and tag count 0 until a yaw has been received;
-- ``botpose``/``botpose_wpired`` and ``botpose_orb``/``botpose_orb_wpired`` (field-centre and
-  red-wall origins) when the field size is given;
-- ``rawfiducials`` (7 values per tag) and ``t2d`` (17 values: valid, count, tl, cl, tx, ty,
-  txnc, tync, ta, tid, -1, -1, long side px, short side px, horizontal extent px, vertical
-  extent px, skew°).
+double or double array, stamped with the frame's publish time in the robot's time base. The
+topics are declared in :data:`TOPICS` (docs/protocol.md lists them); a robot pose array
+(``botpose*``) is [x m, y m, z m, roll°, pitch°, yaw°, latency ms, tag count, tag span m, mean
+tag distance m, mean tag area %] then 7 values per tag [id, txnc, tync, ta, distance to camera
+m, distance to robot m, ambiguity]: MegaTag1 (``botpose*``) is the multi-tag solution with two
+or more tags, the single-tag one with one, zeros with none; MegaTag2 (``botpose_orb*``) solves
+the position with the robot yaw the robot program last sent in ``robot_orientation_set``
+before the capture (that yaw, roll and pitch 0), zeros and tag count 0 until a yaw has been
+received. The field-centre and red-wall poses need the field size.
 
 LimelightHelpers computes a pose's timestamp as (NT timestamp - latency); with the values
 stamped at the publish time that is the capture time.
@@ -36,6 +26,7 @@ from typing import Protocol
 import ntcore
 from wpimath.geometry import Pose3d
 
+from simserver.contract.topics import TopicGroup, TopicSpec
 from simserver.models.camera import (
     CameraSpec,
     Fiducial,
@@ -48,8 +39,65 @@ from simserver.models.camera import (
 ORIENTATION_HISTORY = 100
 
 
+TABLE = "/<table>"
+POSE_LAYOUT = "m, m, m, deg, deg, deg, ms, count, m, m, %, then 7 per tag"
+
+
+def _spec(key: str, unit: str, doc: str, nt_type: str = "double",
+          direction: str = "out") -> TopicSpec:
+    return TopicSpec(f"{TABLE}/{key}", nt_type, direction, unit, doc)
+
+
+def _pose(key: str, doc: str) -> TopicSpec:
+    return _spec(key, POSE_LAYOUT, doc, "double[]")
+
+
+TV = _spec("tv", "1/0", "1 with a target in view, else 0.")
+TX = _spec("tx", "deg", "Primary tag's offset from the crosshair at the image centre, right "
+           "positive.")
+TY = _spec("ty", "deg", "Primary tag's offset from the crosshair, up positive.")
+TXNC = _spec("txnc", "deg", "Primary tag's horizontal offset from the principal point.")
+TYNC = _spec("tync", "deg", "Primary tag's vertical offset from the principal point.")
+TA = _spec("ta", "% of image", "Primary tag's area.")
+TID = _spec("tid", "id", "Primary tag's id, -1 without one.")
+TL = _spec("tl", "ms", "Pipeline latency: the whole capture-to-publish delay.")
+CL = _spec("cl", "ms", "Capture latency: 0 (`tl` holds it all).")
+HB = _spec("hb", "count", "Heartbeat, +1 per frame, set last.")
+GETPIPE = _spec("getpipe", "index", "Active pipeline: 0.")
+BOTPOSE_WPIBLUE = _pose("botpose_wpiblue", "MegaTag1 robot pose from the blue origin, with "
+                        "per-tag data.")
+BOTPOSE = _pose("botpose", "MegaTag1 robot pose from the field centre.")
+BOTPOSE_WPIRED = _pose("botpose_wpired", "MegaTag1 robot pose from the red origin.")
+BOTPOSE_ORB_WPIBLUE = _pose("botpose_orb_wpiblue", "MegaTag2 robot pose from the blue origin, "
+                            "using the yaw the robot program sends on "
+                            "`robot_orientation_set`.")
+BOTPOSE_ORB = _pose("botpose_orb", "MegaTag2 robot pose from the field centre.")
+BOTPOSE_ORB_WPIRED = _pose("botpose_orb_wpired", "MegaTag2 robot pose from the red origin.")
+RAWFIDUCIALS = _spec("rawfiducials", "7 per tag", "id, txnc, tync, ta, distance to camera, "
+                     "to robot, ambiguity.", "double[]")
+T2D = _spec("t2d", "17 values", "Valid, count, tl, cl, tx, ty, txnc, tync, ta, tid, -1, -1, "
+            "long side px, short side px, horizontal extent px, vertical extent px, skew deg.",
+            "double[]")
+ROBOT_ORIENTATION = _spec("robot_orientation_set", "deg", "Robot yaw (and rates) from the "
+                          "robot program, for MegaTag2.", "double[]", "in")
+DOUBLES = (TV, TX, TY, TXNC, TYNC, TA, TID, TL, CL, HB, GETPIPE)
+POSES = {  # (MegaTag2, origin) -> topic
+    (False, "blue"): BOTPOSE_WPIBLUE, (False, "centre"): BOTPOSE, (False, "red"): BOTPOSE_WPIRED,
+    (True, "blue"): BOTPOSE_ORB_WPIBLUE, (True, "centre"): BOTPOSE_ORB,
+    (True, "red"): BOTPOSE_ORB_WPIRED}
+TOPICS = TopicGroup(
+    "Limelight", "Per camera with `protocol = \"limelight\"` or `\"both\"`, in table `<table>`: "
+    "`limelight-<camera>`, or the camera's name when it starts with `limelight`. Robot code "
+    "reads them with LimelightHelpers unchanged; every value is stamped with the frame's "
+    "publish time in the robot's time base, so LimelightHelpers' timestamp (NT time - "
+    "latency) is the capture time.",
+    (*DOUBLES, BOTPOSE_WPIBLUE, BOTPOSE, BOTPOSE_WPIRED, BOTPOSE_ORB_WPIBLUE, BOTPOSE_ORB,
+     BOTPOSE_ORB_WPIRED, RAWFIDUCIALS, T2D, ROBOT_ORIENTATION))
+
+
 class _Closable(Protocol):
     def close(self) -> None: ...
+
 
 def limelight_table(name: str) -> str:
     """The table of camera ``name``: the name itself if it starts with ``limelight``
@@ -88,15 +136,15 @@ class LimelightPublisher:
         self._mount_inverse = spec.robot_to_camera.inverse()
         self._heartbeat = 0
         self.table = limelight_table(spec.name)
-        table = inst.getTable(self.table)
         opts = ntcore.PubSubOptions(periodic=0.01, keepDuplicates=True)
-        self._doubles = {key: table.getDoubleTopic(key).publish(opts) for key in (
-            "tv", "tx", "ty", "txnc", "tync", "ta", "tid", "tl", "cl", "hb", "getpipe")}
-        arrays = ["botpose_wpiblue", "botpose_orb_wpiblue", "rawfiducials", "t2d"]
-        if field_size is not None:
-            arrays += ["botpose", "botpose_wpired", "botpose_orb", "botpose_orb_wpired"]
-        self._arrays = {key: table.getDoubleArrayTopic(key).publish(opts) for key in arrays}
-        self._orientation = table.getDoubleArrayTopic("robot_orientation_set").subscribe(
+        self._doubles = {s: inst.getDoubleTopic(s.at(table=self.table)).publish(opts)
+                         for s in DOUBLES}
+        arrays = [p for (_, origin), p in POSES.items()
+                  if origin == "blue" or field_size is not None] + [RAWFIDUCIALS, T2D]
+        self._arrays = {s: inst.getDoubleArrayTopic(s.at(table=self.table)).publish(opts)
+                        for s in arrays}
+        self._orientation = inst.getDoubleArrayTopic(
+            ROBOT_ORIENTATION.at(table=self.table)).subscribe(
             [], ntcore.PubSubOptions(sendAll=True, pollStorage=ORIENTATION_HISTORY))
         self._yaws: deque[tuple[int, float]] = deque(maxlen=ORIENTATION_HISTORY)
         self._k = spec.camera_matrix()
@@ -170,35 +218,32 @@ class LimelightPublisher:
             if xy is not None:
                 mt2 = [xy[0], xy[1], 0.0, 0.0, 0.0, math.degrees(yaw)]
         empty = [0.0] * 6 + [latency_ms, 0.0, 0.0, 0.0, 0.0]
-        poses = {"botpose_wpiblue": mt1, "botpose_orb_wpiblue": mt2}
-        for key, pose in poses.items():
-            _set_array(self._arrays[key],
-                       empty if pose is None else [*pose, latency_ms, *stats, *raw], nt_time)
-        if self._field_size is not None:
-            length, width = self._field_size
-            for suffix, pose in (("", mt1), ("_orb", mt2)):
-                centre_arr = red_arr = empty
+        tail = [latency_ms, *stats, *raw]
+        for megatag2, pose in ((False, mt1), (True, mt2)):
+            arrays = {"blue": empty if pose is None else [*pose, *tail]}
+            if self._field_size is not None:
+                length, width = self._field_size
+                arrays["centre"] = arrays["red"] = empty
                 if pose is not None:
-                    tail = [latency_ms, *stats, *raw]
-                    centre_arr = [pose[0] - length / 2, pose[1] - width / 2, *pose[2:], *tail]
-                    red_arr = [length - pose[0], width - pose[1], pose[2], pose[3], pose[4],
-                               math.degrees(math.remainder(math.radians(pose[5] + 180.0),
-                                                           math.tau)), *tail]
-                _set_array(self._arrays[f"botpose{suffix}"], centre_arr, nt_time)
-                _set_array(self._arrays[f"botpose{suffix}_wpired"], red_arr, nt_time)
-        _set_array(self._arrays["rawfiducials"], raw, nt_time)
+                    arrays["centre"] = [pose[0] - length / 2, pose[1] - width / 2, *pose[2:],
+                                        *tail]
+                    arrays["red"] = [length - pose[0], width - pose[1], pose[2], pose[3],
+                                     pose[4], math.degrees(math.remainder(
+                                         math.radians(pose[5] + 180.0), math.tau)), *tail]
+            for origin, array in arrays.items():
+                _set_array(self._arrays[POSES[(megatag2, origin)]], array, nt_time)
+        _set_array(self._arrays[RAWFIDUCIALS], raw, nt_time)
 
         d = self._doubles
         if best is None:
-            values = {"tv": 0.0, "tx": 0.0, "ty": 0.0, "txnc": 0.0, "tync": 0.0, "ta": 0.0,
-                      "tid": -1.0}
+            values = {TV: 0.0, TX: 0.0, TY: 0.0, TXNC: 0.0, TYNC: 0.0, TA: 0.0, TID: -1.0}
             t2d = [0.0, 0.0, latency_ms, 0.0] + [0.0] * 5 + [-1.0, -1.0, -1.0] + [0.0] * 5
         else:
             px, py = best.center
             tx = math.degrees(math.atan((px - ccx) / fx))
             ty = math.degrees(math.atan((ccy - py) / fy))
-            values = {"tv": 1.0, "tx": tx, "ty": ty, "txnc": best.yaw, "tync": best.pitch,
-                      "ta": best.area, "tid": float(best.id)}
+            values = {TV: 1.0, TX: tx, TY: ty, TXNC: best.yaw, TYNC: best.pitch, TA: best.area,
+                      TID: float(best.id)}
             rect = min_area_rect(best.corners)
             sides = sorted((math.dist(rect[0], rect[1]), math.dist(rect[1], rect[2])))
             xs = [c[0] for c in best.corners]
@@ -206,11 +251,11 @@ class LimelightPublisher:
             t2d = [1.0, float(count), latency_ms, 0.0, tx, ty, best.yaw, best.pitch, best.area,
                    float(best.id), -1.0, -1.0, sides[1], sides[0], max(xs) - min(xs),
                    max(ys) - min(ys), 0.0]
-        values.update(tl=latency_ms, cl=0.0, getpipe=0.0)
-        for key, value in values.items():
-            d[key].set(value, nt_time)
-        _set_array(self._arrays["t2d"], t2d, nt_time)
-        d["hb"].set(float(self._heartbeat), nt_time)  # last: the frame is complete
+        values.update({TL: latency_ms, CL: 0.0, GETPIPE: 0.0})
+        for spec, value in values.items():
+            d[spec].set(value, nt_time)
+        _set_array(self._arrays[T2D], t2d, nt_time)
+        d[HB].set(float(self._heartbeat), nt_time)  # last: the frame is complete
 
     def _megatag1(self, frame: Frame) -> list[float] | None:
         """Robot pose array (6 values) from the multi-tag or the single-tag solution."""
@@ -227,7 +272,7 @@ class LimelightPublisher:
     def heartbeat(self) -> tuple[str, int]:
         """(topic, value) of the heartbeat ``hb`` last published: set after every other value
         of the frame."""
-        return f"/{self.table}/hb", self._heartbeat
+        return HB.at(table=self.table), self._heartbeat
 
     def close(self) -> None:
         """Unpublish every topic and stop reading."""

@@ -25,30 +25,28 @@ import math
 import os
 import socket
 import tempfile
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 import ntcore
-from wpimath.geometry import Pose2d
-from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver.config.model import Config
 from simserver.config.registry import registry
+from simserver.contract import topics
 from simserver.contract.snapshot import Snapshot
-from simserver.field.seasons import field_size
-from simserver.io import topics
+from simserver.io import field2d
 from simserver.io.field2d import Field2dPublisher
 from simserver.io.limelight import LimelightPublisher
 from simserver.io.mechanism2d import Mechanism2dPublisher
 from simserver.io.ntinputs import InputReader, InputState
+from simserver.io.photonvision import PhotonVisionPublisher
 from simserver.io.robottopics import RobotTopicReader, RobotValue
+from simserver.io.structs import struct_class
 from simserver.io.validation import InputValidator
 from simserver.models.api import OutputSpec
+from simserver.models.camera import CameraSpec, Fiducial
 from simserver.util.lograte import LogLimiter
-
-if TYPE_CHECKING:
-    from simserver.io.photonvision import PhotonVisionPublisher
 
 log = logging.getLogger("simserver.nt")
 
@@ -68,7 +66,7 @@ def photonvision_unavailable(cfg: Config) -> tuple[str, str] | None:
     if not wanting:
         return None
     try:
-        import simserver.io.photonvision  # noqa: F401
+        import simserver.io.photonresult  # noqa: F401
     except ImportError as exc:
         name = wanting[0]
         return (f"cameras.{name}.protocol",
@@ -76,6 +74,17 @@ def photonvision_unavailable(cfg: Config) -> tuple[str, str] | None:
                 f"photonlibpy, which cannot be imported ({exc}); photonlibpy 2026 needs Python "
                 '3.11 or newer. On this Python use protocol = "limelight"')
     return None
+
+
+@dataclass(frozen=True)
+class Cameras:
+    """The cameras an adapter publishes, as the world built them: name -> spec (each published
+    as its config's ``protocol`` says), the tag layout the Limelights know, and the field size
+    (length m, width m) for their field-centre and red-origin poses."""
+
+    specs: Mapping[str, CameraSpec] = field(default_factory=dict)
+    fiducials: Sequence[Fiducial] = ()
+    field_size: tuple[float, float] | None = None
 
 
 @dataclass
@@ -143,7 +152,8 @@ class NtAdapter:
 
     An adapter made with ``robot=(name, main)`` serves another robot of the arena on ``main``'s
     instance instead: its topics live under ``/simserver/robots/<name>/`` and it is drawn as
-    object ``<name>`` of the SimField; connection events stay with ``main``."""
+    object ``<name>`` of the SimField; connection events stay with ``main``. ``cameras``: what
+    the main robot's cameras publish (none without)."""
 
     robot_topics: RobotTopicReader | None = None  # the robot program's own topics, if read
     # (simulated s, ntcore µs) of the latest robot_values() call: real-time conversions of
@@ -151,15 +161,17 @@ class NtAdapter:
     _anchor: tuple[float, int] | None = None
 
     def __init__(self, cfg: Config, endpoint: Endpoint, identity: str = "simserver",
-                 robot: tuple[str, NtAdapter] | None = None):
+                 robot: tuple[str, NtAdapter] | None = None, cameras: Cameras | None = None):
         self.cfg = cfg
+        self.cameras = cameras or Cameras()
         self.endpoint = endpoint
         self.validator = InputValidator()
         self._limiter = LogLimiter(log)
         self._persist_dir: tempfile.TemporaryDirectory[str] | None = None
         self._main = robot is None
         self._prefix = topics.PREFIX if robot is None else topics.robot_prefix(robot[0])
-        self._object = "Robot" if robot is None else robot[0]
+        self._object = field2d.ROBOT.name if robot is None else field2d.OTHER_ROBOT.at(
+            robot=robot[0])
         self.inst: ntcore.NetworkTableInstance
         self._field: Field2dPublisher
         if robot is not None:
@@ -176,7 +188,7 @@ class NtAdapter:
             self.inst.startClient4(identity)
             self.inst.setServer(endpoint.host, endpoint.port)
         self._make_inputs()
-        self._make_publishers(Field2dPublisher(self.inst, topics.FIELD2D_NAME, FAST))
+        self._make_publishers(Field2dPublisher(self.inst, FAST))
 
     def _topic(self, name: str) -> str:
         """``name`` (a /simserver topic) under this adapter's robot prefix."""
@@ -223,14 +235,10 @@ class NtAdapter:
 
     def _make_publishers(self, field: Field2dPublisher) -> None:
         inst, cfg = self.inst, self.cfg
-        commands = {spec.name for spec in topics.bridge_specs()}
         self._out = {spec.name: self._setter(self._topic(spec.name), spec.type)
                      for spec in topics.contract_for(cfg)
-                     if spec.direction == "out" and spec.name not in commands
-                     and spec.type in _SETTER_TYPES and spec.name != topics.HEARTBEAT
-                     and spec.name.startswith(topics.PREFIX)
-                     and not spec.name.startswith(f"{topics.PREFIX}/mechanisms/")
-                     and not spec.name.startswith(f"{topics.PREFIX}/vision/")}
+                     if spec.direction == "out" and spec.name != topics.HEARTBEAT
+                     and not any(m.fullmatch(spec.name) for m in _PUBLISHED_ELSEWHERE)}
         self._heartbeat = inst.getIntegerTopic(self._topic(topics.HEARTBEAT)).publish(HEARTBEAT)
         self._beats = 0
         self._field = field
@@ -256,19 +264,15 @@ class NtAdapter:
         self._bearings: dict[tuple[str, str], Callable[[Any], None]] = {}
         if not self._main:
             return
-        tags = cfg.vision.all_fiducials(cfg.field.season)
-        field = field_size(cfg.field.season)
-        size = (cfg.field.length or field[0], cfg.field.width or field[1])
-        for name, cam in cfg.cameras.items():
-            spec = cam.spec(name)
+        cams = self.cameras
+        for name, spec in cams.specs.items():
+            protocol = cfg.cameras[name].protocol
             pubs: list[PhotonVisionPublisher | LimelightPublisher] = []
-            if cam.protocol in ("photonvision", "both"):
-                # Imported here: photonlibpy is not installed on Python 3.10.
-                from simserver.io.photonvision import PhotonVisionPublisher
-
+            if protocol in ("photonvision", "both"):
                 pubs.append(PhotonVisionPublisher(self.inst, spec, self.robot_time))
-            if cam.protocol in ("limelight", "both"):
-                pubs.append(LimelightPublisher(self.inst, spec, tags, self.robot_time, size))
+            if protocol in ("limelight", "both"):
+                pubs.append(LimelightPublisher(self.inst, spec, cams.fiducials, self.robot_time,
+                                               cams.field_size))
             self._cameras[name] = pubs
             for target in cfg.vision.targets:
                 self._bearings[(name, target)] = self._setter(
@@ -325,7 +329,8 @@ class NtAdapter:
                 pub.publish(frame)
                 topic, beat = pub.heartbeat
                 self.heartbeats[topic] = beat
-            self._field.set_poses(f"{frame.camera} tags", frame.visible_tag_poses())
+            self._field.set_poses(field2d.CAMERA_TAGS.at(camera=frame.camera),
+                                  frame.visible_tag_poses())
             seen = {b.name: b for b in frame.bearings}
             t = self.robot_time(frame.capture_time)
             for (cam, target), setter in self._bearings.items():
@@ -337,7 +342,8 @@ class NtAdapter:
     def _mechanism_setter(self, mechanism: str, out: OutputSpec) -> Callable[[Any], None]:
         """A function that publishes one declared output of a mechanism."""
         if out.type == "field2d":
-            return lambda poses: self._field.set_poses(mechanism, list(poses))
+            topic = field2d.PIECES.at(mechanism=mechanism)
+            return lambda poses: self._field.set_poses(topic, list(poses))
         return self._setter(self._topic(topics.mechanism_output(mechanism, out.name)), out.type)
 
     def _setter(self, name: str, nt_type: str) -> Callable[[Any], None]:
@@ -355,8 +361,8 @@ class NtAdapter:
         if nt_type == "double[]":
             pa = inst.getDoubleArrayTopic(name).publish(FAST)
             return lambda v: pa.set([float(x) for x in v])
-        if nt_type.startswith("struct:"):
-            cls = _STRUCTS[nt_type.removeprefix("struct:")]
+        cls = struct_class(nt_type)
+        if cls is not None:
             if nt_type.endswith("[]"):
                 return inst.getStructArrayTopic(name, cls).publish(FAST).set
             return inst.getStructTopic(name, cls).publish(FAST).set
@@ -404,9 +410,9 @@ class NtAdapter:
             else:
                 pub.setDoubleArray([float(v) for v in value])
 
-    def show_path(self, name: str, poses: list[tuple[float, float, float]]) -> None:
-        """Draw ``poses`` (m, m, rad) as object ``name`` on the SimField."""
-        self._field.set_poses(name, poses)
+    def show_trajectory(self, poses: list[tuple[float, float, float]]) -> None:
+        """Draw a scenario's trajectory, ``poses`` (m, m, rad), on the SimField."""
+        self._field.set_poses(field2d.TRAJECTORY.name, poses)
 
     def close(self) -> None:
         """Stop ntcore and release the instance (the main adapter's)."""
@@ -422,8 +428,7 @@ class NtAdapter:
             self._persist_dir.cleanup()
 
 
-_STRUCTS: dict[str, type] = {"Pose2d": Pose2d, "ChassisSpeeds": ChassisSpeeds,
-                              "SwerveModuleState[]": SwerveModuleState,
-                              "MecanumDriveWheelSpeeds": MecanumDriveWheelSpeeds}
-_SETTER_TYPES = ("double", "boolean", "int", "double[]",
-                 *(f"struct:{name}" for name in _STRUCTS))
+# /simserver output topics published by their own publishers, not from ``output_values``.
+_PUBLISHED_ELSEWHERE = [topics.matcher(name) for name in (
+    topics.BEARING.name, topics.mechanism_output("<mechanism>", "<output...>"),
+    *(s.name for s in topics.BRIDGE))]

@@ -38,7 +38,7 @@ import ntcore
 import ntcore.meta
 
 from simserver.config.model import Config
-from simserver.io import topics
+from simserver.contract import topics
 from simserver.io.validation import InputValidator
 
 INPUTS = ntcore.PubSubOptions(periodic=0.001, sendAll=True, keepDuplicates=True)

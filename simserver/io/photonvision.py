@@ -1,18 +1,9 @@
 """One camera's frames on NetworkTables as a PhotonVision coprocessor publishes them.
 
 Robot code reads them with photonlibpy's (or PhotonLib's) ``PhotonCamera("<name>")`` and
-``PhotonPoseEstimator`` unchanged. Under ``/photonvision/<name>/``:
-
-- ``rawBytes``: the packed ``PhotonPipelineResult`` (photonlibpy's own serde), type string
-  ``photonstruct:PhotonPipelineResult:<uuid>`` and topic property ``message_uuid``, one value
-  per frame (periodic 0.01 s, sendAll, keepDuplicates, so none is lost or merged);
-- ``heartbeat`` (int, the frame's sequence number: PhotonCamera reports the camera
-  disconnected when it stops changing for 0.5 s);
-- ``latencyMillis``, ``hasTarget``, ``targetYaw``, ``targetPitch``, ``targetArea``,
-  ``targetSkew``, ``targetPixelsX``, ``targetPixelsY`` (best target) and ``targetPose``
-  (``struct:Transform3d``), as PhotonVision's NT API documents them;
-- ``cameraIntrinsics`` and ``cameraDistortion`` (once), ``driverMode`` and
-  ``pipelineIndexState``.
+``PhotonPoseEstimator`` unchanged. The topics under ``/photonvision/<name>/`` are declared in
+:data:`TOPICS` (docs/protocol.md lists them): ``rawBytes`` carries each frame (periodic
+0.01 s, sendAll, keepDuplicates, so none is lost or merged), ``heartbeat`` is set last.
 
 Timestamps: the result's capture and publish timestamps are in microseconds of the robot
 program's time base (its NT server time, the FPGA clock in simulation), given by the
@@ -22,11 +13,10 @@ time offset ntcore itself applies when it sends it, so the robot sees exactly th
 ``PhotonPipelineResult.getTimestampSeconds()`` (receive time - (publish - capture)) is then the
 capture time in robot time.
 
-Importing photonlibpy pulls in wpilib (no OpenCV); a ``PhotonCamera`` is never constructed
-here (it would start photonlibpy's time-sync server on UDP port 5810). photonlibpy 2026 needs
-numpy 2.3, so Python 3.11 or newer: on 3.10 it is not installed, this module cannot be imported
-and simserver.io.nt imports it only for a camera that publishes PhotonVision's topics (a run
-with one fails at the start: nt.photonvision_unavailable).
+The frames are packed by :mod:`simserver.io.photonresult`, which needs photonlibpy (Python 3.11
+or newer): it is imported when a publisher is made, so these declarations load without it. A
+``PhotonCamera`` is never constructed here (it would start photonlibpy's time-sync server on
+UDP port 5810).
 """
 
 from __future__ import annotations
@@ -36,93 +26,100 @@ from collections.abc import Callable
 from typing import Protocol
 
 import ntcore
-from photonlibpy.generated.PhotonPipelineResultSerde import PhotonPipelineResultSerde
-from photonlibpy.targeting import (
-    MultiTargetPNPResult,
-    PhotonPipelineMetadata,
-    PhotonPipelineResult,
-    PhotonTrackedTarget,
-    PnpResult,
-    TargetCorner,
-)
 from wpimath.geometry import Transform3d
 
-from simserver.models.camera import CameraSpec, Frame, TagObservation, min_area_rect
+from simserver.contract.topics import TopicGroup, TopicSpec, fill
+from simserver.models.camera import CameraSpec, Frame
 
-MESSAGE_UUID = PhotonPipelineResultSerde.MESSAGE_VERSION
-TYPE_STRING = f"photonstruct:PhotonPipelineResult:{MESSAGE_UUID}"
 ROOT = "/photonvision"
-# Microseconds since the last time-sync pong, as a coprocessor reports it; PhotonLib warns
-# when it grows large. The simulated coprocessor is always in sync.
-TIME_SINCE_PONG_US = 1000
+CAMERA = f"{ROOT}/<camera>"
+
+
+def _spec(key: str, nt_type: str, unit: str, doc: str) -> TopicSpec:
+    return TopicSpec(f"{CAMERA}/{key}", nt_type, "out", unit, doc)
+
+
+RAW_BYTES = _spec("rawBytes", "photonstruct:PhotonPipelineResult:<uuid>", "",
+                  "Each frame as PhotonVision publishes it (photonlibpy's PhotonCamera reads "
+                  "it): targets with corners, best and alternate camera-to-target transforms, "
+                  "ambiguity, the multi-tag field-to-camera estimate with 2+ tags, capture and "
+                  "publish time in the robot's time base, sequence id. Topic property "
+                  "`message_uuid` (`<uuid>`, photonlibpy's message version). Every frame is "
+                  "sent (sendAll, keepDuplicates).")
+HEARTBEAT = _spec("heartbeat", "int", "count", "Frame sequence id, set last: PhotonCamera "
+                  "reports the camera disconnected when it stops changing for 0.5 s.")
+LATENCY = _spec("latencyMillis", "double", "ms", "Capture to publication.")
+HAS_TARGET = _spec("hasTarget", "boolean", "", "A tag is in view.")
+TARGET_YAW = _spec("targetYaw", "double", "deg",
+                   "Best target yaw (right positive, PhotonVision's convention); 0 without one.")
+TARGET_PITCH = _spec("targetPitch", "double", "deg", "Best target pitch (up positive).")
+TARGET_AREA = _spec("targetArea", "double", "% of image", "Best target area.")
+TARGET_SKEW = _spec("targetSkew", "double", "deg", "Best target skew (0 for AprilTags).")
+TARGET_PIXELS_X = _spec("targetPixelsX", "double", "px", "Best target centre, image x.")
+TARGET_PIXELS_Y = _spec("targetPixelsY", "double", "px", "Best target centre, image y.")
+TARGET_POSE = _spec("targetPose", "struct:Transform3d", "m, rad",
+                    "Best target's camera-to-target transform (identity without one).")
+DRIVER_MODE = _spec("driverMode", "boolean", "", "false: the pipeline runs (set once).")
+PIPELINE_INDEX = _spec("pipelineIndexState", "int", "index", "0: the AprilTag pipeline "
+                       "(set once).")
+INTRINSICS = _spec("cameraIntrinsics", "double[]", "px",
+                   "Camera matrix, row-major [fx, 0, cx, 0, fy, cy, 0, 0, 1] (set once).")
+DISTORTION = _spec("cameraDistortion", "double[]", "",
+                   "Distortion coefficients [k1, k2, p1, p2, k3, 0, 0, 0] (set once).")
+TOPICS = TopicGroup(
+    "PhotonVision", "Per camera with `protocol = \"photonvision\"` or `\"both\"`, under "
+    "`/photonvision/<camera>/` as a PhotonVision coprocessor publishes them: robot code reads "
+    "them with photonlibpy's (or PhotonLib's) `PhotonCamera(\"<camera>\")` and "
+    "`PhotonPoseEstimator` unchanged. The values of a frame are stamped with its publish time "
+    "in the robot program's time base, so `getTimestampSeconds()` is the capture time.",
+    (RAW_BYTES, HEARTBEAT, LATENCY, HAS_TARGET, TARGET_YAW, TARGET_PITCH, TARGET_AREA,
+     TARGET_SKEW, TARGET_PIXELS_X, TARGET_PIXELS_Y, TARGET_POSE, DRIVER_MODE, PIPELINE_INDEX,
+     INTRINSICS, DISTORTION))
 
 
 class _Closable(Protocol):
     def close(self) -> None: ...
 
+
 def camera_table(name: str) -> str:
     """The table PhotonCamera(``name``) reads."""
-    return f"{ROOT}/{name}"
-
-
-def pipeline_result(frame: Frame, capture_us: int, publish_us: int) -> PhotonPipelineResult:
-    """The PhotonPipelineResult of ``frame`` with the given robot-time stamps (µs)."""
-    targets = [_tracked_target(t) for t in frame.tags]
-    multitag = None
-    if frame.multitag is not None:
-        mt = frame.multitag
-        multitag = MultiTargetPNPResult(
-            PnpResult(best=mt.field_to_camera, alt=mt.field_to_camera, ambiguity=0.0,
-                      bestReprojErr=mt.error, altReprojErr=mt.error),
-            list(mt.ids))
-    return PhotonPipelineResult(
-        metadata=PhotonPipelineMetadata(captureTimestampMicros=capture_us,
-                                        publishTimestampMicros=publish_us,
-                                        sequenceID=frame.sequence,
-                                        timeSinceLastPong=TIME_SINCE_PONG_US),
-        targets=targets, multitagResult=multitag)
-
-
-def _tracked_target(tag: TagObservation) -> PhotonTrackedTarget:
-    return PhotonTrackedTarget(
-        yaw=tag.yaw, pitch=tag.pitch, area=tag.area, skew=tag.skew, fiducialId=tag.id,
-        bestCameraToTarget=tag.best, altCameraToTarget=tag.alt,
-        minAreaRectCorners=[TargetCorner(x, y) for x, y in min_area_rect(tag.corners)],
-        detectedCorners=[TargetCorner(x, y) for x, y in tag.corners],
-        poseAmbiguity=tag.ambiguity, objDetectId=-1, objDetectConf=-1.0)
+    return fill(CAMERA, camera=name)
 
 
 class PhotonVisionPublisher:
     """Publishes one camera's frames as PhotonVision does, on ``inst``.
 
-    robot_time: maps simulated time (s) to the robot program's NT server time (s).
+    robot_time: maps simulated time (s) to the robot program's NT server time (s). Raises
+    ImportError when photonlibpy cannot be imported.
     """
 
     def __init__(self, inst: ntcore.NetworkTableInstance, spec: CameraSpec,
                  robot_time: Callable[[float], float]):
+        # Imported here: photonlibpy is not installed on Python 3.10.
+        from simserver.io.photonresult import MESSAGE_UUID, pack
+
+        self._pack = pack
         self._inst = inst
         self._robot_time = robot_time
-        table = inst.getTable(camera_table(spec.name))
+        name = spec.name
         frames = ntcore.PubSubOptions(periodic=0.01, sendAll=True, keepDuplicates=True)
         latest = ntcore.PubSubOptions(periodic=0.01, keepDuplicates=True)
-        self._raw = table.getRawTopic("rawBytes").publishEx(
-            TYPE_STRING, {"message_uuid": MESSAGE_UUID}, frames)
-        self._heartbeat = table.getIntegerTopic("heartbeat").publish(latest)
-        self._heartbeat_topic = f"{camera_table(spec.name)}/heartbeat"
+        self._raw = inst.getRawTopic(RAW_BYTES.at(camera=name)).publishEx(
+            fill(RAW_BYTES.type, uuid=MESSAGE_UUID), {"message_uuid": MESSAGE_UUID}, frames)
+        self._heartbeat_topic = HEARTBEAT.at(camera=name)
+        self._heartbeat = inst.getIntegerTopic(self._heartbeat_topic).publish(latest)
         self._beat = 0
-        self._latency = table.getDoubleTopic("latencyMillis").publish(latest)
-        self._has_target = table.getBooleanTopic("hasTarget").publish(latest)
-        self._yaw = table.getDoubleTopic("targetYaw").publish(latest)
-        self._pitch = table.getDoubleTopic("targetPitch").publish(latest)
-        self._area = table.getDoubleTopic("targetArea").publish(latest)
-        self._skew = table.getDoubleTopic("targetSkew").publish(latest)
-        self._pixels_x = table.getDoubleTopic("targetPixelsX").publish(latest)
-        self._pixels_y = table.getDoubleTopic("targetPixelsY").publish(latest)
-        self._pose = table.getStructTopic("targetPose", Transform3d).publish(latest)
-        driver_mode = table.getBooleanTopic("driverMode").publish()
-        pipeline = table.getIntegerTopic("pipelineIndexState").publish()
-        intrinsics = table.getDoubleArrayTopic("cameraIntrinsics").publish()
-        distortion = table.getDoubleArrayTopic("cameraDistortion").publish()
+        self._latency = inst.getDoubleTopic(LATENCY.at(camera=name)).publish(latest)
+        self._has_target = inst.getBooleanTopic(HAS_TARGET.at(camera=name)).publish(latest)
+        self._best = {s: inst.getDoubleTopic(s.at(camera=name)).publish(latest)
+                      for s in (TARGET_YAW, TARGET_PITCH, TARGET_AREA, TARGET_SKEW,
+                                TARGET_PIXELS_X, TARGET_PIXELS_Y)}
+        self._pose = inst.getStructTopic(TARGET_POSE.at(camera=name), Transform3d).publish(
+            latest)
+        driver_mode = inst.getBooleanTopic(DRIVER_MODE.at(camera=name)).publish()
+        pipeline = inst.getIntegerTopic(PIPELINE_INDEX.at(camera=name)).publish()
+        intrinsics = inst.getDoubleArrayTopic(INTRINSICS.at(camera=name)).publish()
+        distortion = inst.getDoubleArrayTopic(DISTORTION.at(camera=name)).publish()
         fx, fy, cx, cy = spec.camera_matrix()
         driver_mode.set(False)
         pipeline.set(0)
@@ -147,24 +144,20 @@ class PhotonVisionPublisher:
     def publish(self, frame: Frame) -> None:
         """Publish one delivered frame (call in delivery order; the caller flushes)."""
         capture_us, publish_us, nt_time = self.stamps(frame)
-        result = pipeline_result(frame, capture_us, publish_us)
-        self._raw.set(PhotonPipelineResult.photonStruct.pack(result).getData(), nt_time)
+        self._raw.set(self._pack(frame, capture_us, publish_us), nt_time)
         self._latency.set((publish_us - capture_us) / 1000.0, nt_time)
         best = frame.best
         self._has_target.set(best is not None, nt_time)
         if best is None:
-            for pub in (self._yaw, self._pitch, self._area, self._skew, self._pixels_x,
-                        self._pixels_y):
-                pub.set(0.0, nt_time)
+            values = dict.fromkeys(self._best, 0.0)
             self._pose.set(Transform3d(), nt_time)
         else:
-            self._yaw.set(best.yaw, nt_time)
-            self._pitch.set(best.pitch, nt_time)
-            self._area.set(best.area, nt_time)
-            self._skew.set(best.skew, nt_time)
-            self._pixels_x.set(best.center[0], nt_time)
-            self._pixels_y.set(best.center[1], nt_time)
+            values = {TARGET_YAW: best.yaw, TARGET_PITCH: best.pitch, TARGET_AREA: best.area,
+                      TARGET_SKEW: best.skew, TARGET_PIXELS_X: best.center[0],
+                      TARGET_PIXELS_Y: best.center[1]}
             self._pose.set(best.best, nt_time)
+        for spec, value in values.items():
+            self._best[spec].set(value, nt_time)
         self._heartbeat.set(frame.sequence, nt_time)
         self._beat = frame.sequence
 
@@ -177,8 +170,7 @@ class PhotonVisionPublisher:
     def close(self) -> None:
         """Unpublish every topic."""
         publishers: list[_Closable] = [
-            self._raw, self._heartbeat, self._latency, self._has_target, self._yaw,
-            self._pitch, self._area, self._skew, self._pixels_x, self._pixels_y, self._pose,
-            *self._static]
+            self._raw, self._heartbeat, self._latency, self._has_target, *self._best.values(),
+            self._pose, *self._static]
         for pub in publishers:
             pub.close()

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
 
-from simserver.io import topics
+from simserver.contract import topics
 from simserver.util.untrusted import FileRefused, excerpt, open_regular, size_text, utf8
 
 XBOX_AXES, XBOX_BUTTONS = 6, 10

@@ -18,7 +18,7 @@ In ``lockstep`` mode the robot program's clock waits for each answer. In ``realt
 keeps running: the bridge waits a bounded time for the answer inside the robot loop and goes
 on with the last sensors when it is late (see ``simserver.bridge.sync``).
 
-Topic names are those of ``simserver.io.topics``. Floats travel as JSON numbers in their
+Topic names are those of ``simserver.contract.topics``. Floats travel as JSON numbers in their
 shortest round-trip form, so both sides see bit-identical values.
 
 Whatever the peer sends, a receiver gets a message (a JSON object) or a :class:`LinkError`,

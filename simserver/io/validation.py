@@ -19,7 +19,7 @@ import logging
 import math
 from typing import Any
 
-from simserver.io import topics
+from simserver.contract import topics
 
 log = logging.getLogger("simserver.inputs")
 

@@ -1,12 +1,13 @@
-"""Recording a run as a WPILib data log (``.wpilog``), and reading one back for plots.
+"""Recording a run as a WPILib data log (``.wpilog``), and reading its numbers back
+(:func:`read_doubles`; :mod:`simserver.runs.recording` turns them into a run's trace).
 
 ``simserver run --record run.wpilog`` writes, after every tick, the inputs (motor duty cycles,
 solenoids, Driver Station commands), the sensors and outputs the robot program would see, and
 the model's true state, under the names of the NetworkTables topic contract
-(:mod:`simserver.io.topics`), so AdvantageScope shows the same tree as a live connection.
-A few values that are not NT topics are recorded under log-only names (``LOG_SPECS``): the
-true pose as plain doubles, body and wheel speeds, wall contact, the field size and the time the
-robot program was enabled.
+(:mod:`simserver.contract.topics`), so AdvantageScope shows the same tree as a live connection.
+A few values that are not NT topics are recorded under log-only names (``LOG_SPECS``, and the
+outputs a drivetrain declares with ``nt=False``): the true pose as plain doubles, body
+speeds, wall contact, the field size and the time the robot program was enabled.
 
 Timestamps are simulated time in microseconds, so a ``--fast`` or lock-step run reads like a
 real-time one. DataLog reads a timestamp of 0 as "now" (wall clock), so records at simulated
@@ -32,31 +33,29 @@ is written as a raw entry of type ``struct:Pose2d`` with its schema registered t
 
 from __future__ import annotations
 
-import bisect
 import json
 import logging
 import math
 import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import wpiutil
 from wpimath.geometry import Pose2d
-from wpimath.kinematics import ChassisSpeeds, MecanumDriveWheelSpeeds, SwerveModuleState
 from wpiutil import wpistruct
 from wpiutil.log import DataLogReader
 
 from simserver import __version__
 from simserver.config.model import Config
 from simserver.config.registry import registry
+from simserver.contract import topics
 from simserver.contract.snapshot import SIDE_SPEEDS, Snapshot
-from simserver.io import topics
+from simserver.contract.topics import TopicSpec
+from simserver.io import field2d
 from simserver.io.robottopics import RobotValue
-from simserver.io.topics import TopicSpec
-from simserver.runs.report import Trace
+from simserver.io.structs import struct_class
 from simserver.util.untrusted import FileRefused, open_regular
 
 log = logging.getLogger("simserver.wpilog")
@@ -85,8 +84,6 @@ LOG_SPECS = (
     TopicSpec(TRUTH_VX, "double", "log", "m/s", "True velocity along field x."),
     TopicSpec(TRUTH_VY, "double", "log", "m/s", "True velocity along field y."),
     TopicSpec(TRUTH_OMEGA, "double", "log", "rad/s", "True yaw rate, CCW positive."),
-    TopicSpec(WHEEL_LEFT, "double", "log", "m/s", "Left wheel surface speed."),
-    TopicSpec(WHEEL_RIGHT, "double", "log", "m/s", "Right wheel surface speed."),
     TopicSpec(TOUCHING_WALL, "boolean", "log", "", "Touching a field wall in the last substep."),
     TopicSpec(WALL_HITS, "int", "log", "count", "Separate wall contacts since reset."),
     TopicSpec(FIELD_LENGTH, "double", "log", "m", "Field length (x), recorded once."),
@@ -180,7 +177,7 @@ def _mechanism_topics(cfg: Config) -> dict[str, dict[str, tuple[str, bool]]]:
     for name, section in cfg.mechanisms.items():
         mt = reg.get("mechanism", section.type)
         if mt is not None:
-            out[name] = {o.name: (topics.mechanism_topic(name, o).name, o.type == "field2d")
+            out[name] = {o.name: (field2d.output_topic(name, o).name, o.type == "field2d")
                          for o in mt.outputs}
     return out
 
@@ -199,8 +196,10 @@ class WpilogRecorder:
         file cannot be written."""
         self.path = Path(path)
         self._log = _open(self.path)
-        self._specs = {s.name: s for s in (*topics.contract_for(cfg), *LOG_SPECS)}
         self._mechanisms = _mechanism_topics(cfg)
+        pieces = [field2d.PIECES.of(mechanism=m) for m, outputs in self._mechanisms.items()
+                  if any(poses for _, poses in outputs.values())]
+        self._specs = {s.name: s for s in (*topics.contract_for(cfg), *pieces, *LOG_SPECS)}
         self._writers: dict[str, Writer] = {}
         self._epoch = 0.0  # s: log time of simulated time 0 (moves on at a world reset)
         self._last_time = 0.0  # s: simulated time of the last snapshot
@@ -304,7 +303,7 @@ class WpilogRecorder:
         """Start entry ``name`` (type from the topic contract, else from ``value``)."""
         spec = self._specs.get(name)
         nt_type = spec.type if spec is not None else _infer_type(value)
-        struct = _STRUCTS.get(nt_type.removeprefix("struct:").removesuffix("[]"))
+        struct = struct_class(nt_type)
         if struct is not None and struct is not Pose2d:
             self._log.addStructSchema(struct, ts)
         meta = json.dumps({"unit": spec.unit, "doc": spec.doc} if spec is not None else {})
@@ -368,24 +367,18 @@ class WpilogRecorder:
         log.info("recorded %d values to %s", self.records, self.path)
 
 
-# NT type -> (DataLogWriter method, conversion of the value, payload bytes of the converted).
-_APPEND: dict[str, tuple[str, Callable[[Any], Any], Callable[[Any], int]]] = {
+# (DataLogWriter method, conversion of the value, payload bytes of the converted)
+_Append = tuple[str, Callable[[Any], Any], Callable[[Any], int]]
+_APPEND: dict[str, _Append] = {  # by NT type
     "double": ("appendDouble", float, lambda v: 8),
     "boolean": ("appendBoolean", bool, lambda v: 1),
     "int": ("appendInteger", int, lambda v: 8),
     "string": ("appendString", str, lambda v: len(v.encode())),
     "double[]": ("appendDoubleArray", lambda v: [float(x) for x in v], lambda v: 8 * len(v)),
     "boolean[]": ("appendBooleanArray", lambda v: [bool(x) for x in v], len),
-    "struct:Pose2d": ("appendRaw", wpistruct.pack, len),
-    "struct:ChassisSpeeds": ("appendRaw", wpistruct.pack, len),
-    "struct:MecanumDriveWheelSpeeds": ("appendRaw", wpistruct.pack, len),
-    "struct:SwerveModuleState[]": ("appendRaw", wpistruct.packArray, len),
 }
-_STRUCTS: dict[str, type] = {"Pose2d": Pose2d, "ChassisSpeeds": ChassisSpeeds,
-                              "SwerveModuleState": SwerveModuleState,
-                              "MecanumDriveWheelSpeeds": MecanumDriveWheelSpeeds}
-_EVERY_TICK = {"double", "struct:Pose2d", "struct:ChassisSpeeds", "struct:SwerveModuleState[]",
-               "struct:MecanumDriveWheelSpeeds"}
+_STRUCT_APPEND: _Append = ("appendRaw", wpistruct.pack, len)  # struct types: raw, every tick
+_STRUCT_ARRAY_APPEND: _Append = ("appendRaw", wpistruct.packArray, len)
 
 
 # NT type of a robot program's topic -> (DataLog type, DataLogWriter method).
@@ -424,11 +417,16 @@ def _payload(value: Any) -> int:
 def _writer(dlog: wpiutil.DataLogWriter, entry: int, nt_type: str) -> Writer:
     """The append function of one entry: numbers and poses every time, anything else only
     when it changed."""
-    if nt_type not in _APPEND:
+    struct = struct_class(nt_type) is not None
+    if struct:
+        method, convert, size = (_STRUCT_ARRAY_APPEND if nt_type.endswith("[]")
+                                 else _STRUCT_APPEND)
+    elif nt_type in _APPEND:
+        method, convert, size = _APPEND[nt_type]
+    else:
         raise ValueError(f"no DataLog writer for type {nt_type!r}")
-    method, convert, size = _APPEND[nt_type]
     append = getattr(dlog, method)
-    every_tick = nt_type in _EVERY_TICK
+    every_tick = struct or nt_type == "double"
     last: list[Any] = []
 
     def write(value: Any, ts: int) -> int:
@@ -444,47 +442,12 @@ def _writer(dlog: wpiutil.DataLogWriter, entry: int, nt_type: str) -> Writer:
 
 # --- reading ---------------------------------------------------------------------------------
 
-@dataclass
-class Recording:
-    """What `simserver plot` needs from a recording: the trace and the field (m, m), None when
-    the log does not say."""
-
-    trace: Trace
-    field_size: tuple[float, float] | None
-
-
-# Trace channel -> the entry it is read from.
-_CHANNELS = {
-    "x": TRUTH_X, "y": TRUTH_Y, "heading": TRUTH_HEADING, "vx": TRUTH_VX, "vy": TRUTH_VY,
-    "v_left": WHEEL_LEFT, "v_right": WHEEL_RIGHT, "omega": TRUTH_OMEGA,
-    "voltage": topics.BATTERY_VOLTAGE, "current": topics.BATTERY_CURRENT,
-}
-_CURRENTS = topics.current("")
 Series = tuple[list[int], list[float]]  # timestamps µs, values
 
 
-def read_recording(path: str | Path) -> Recording:
-    """Read a recording written by :class:`WpilogRecorder`; RecordError (naming the file) when
-    it is missing, not a data log, or not a simserver recording."""
-    p = Path(path)
-    series = _read_doubles(p, set(_CHANNELS.values()) | {FIELD_LENGTH, FIELD_WIDTH},
-                           _CURRENTS)
-    clock = series.get(TRUTH_X)
-    if clock is None or not clock[0]:
-        raise RecordError(f"{p}: no {TRUTH_X} values: not a recording of `simserver run "
-                          "--record`")
-    times = clock[0]
-    columns = {ch: _hold(series.get(name), times) for ch, name in _CHANNELS.items()}
-    columns["time"] = [t * 1e-6 for t in times]
-    currents = {name[len(_CURRENTS):]: _hold(s, times) for name, s in sorted(series.items())
-                if name.startswith(_CURRENTS)}
-    length, width = series.get(FIELD_LENGTH), series.get(FIELD_WIDTH)
-    field = (length[1][0], width[1][0]) if length and width else None
-    return Recording(Trace.from_columns(columns, currents), field)
-
-
-def _read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
-    """Every double record of the entries named ``names`` or starting with ``prefix``."""
+def read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
+    """Every double record of the entries named ``names`` or starting with ``prefix``, by
+    entry name; RecordError (naming the file) when it is missing or not a data log."""
     try:
         open_regular(path, MAX_RECORDING, "a recording").close()  # a FIFO would block
     except FileRefused as exc:
@@ -508,18 +471,4 @@ def _read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]
         if target is not None and rec.getSize() == 8:
             target[0].append(rec.getTimestamp())
             target[1].append(rec.getDouble())
-    return out
-
-
-def _hold(series: Series | None, times: list[int]) -> list[float]:
-    """``series`` sampled at ``times`` (µs), holding the last value (NaN before the first)."""
-    if series is None:
-        return [math.nan] * len(times)
-    stamps, values = series
-    if stamps == times:
-        return values
-    out = []
-    for t in times:
-        i = bisect.bisect_right(stamps, t) - 1
-        out.append(values[i] if i >= 0 else math.nan)
     return out

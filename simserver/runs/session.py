@@ -20,10 +20,10 @@ from pathlib import Path
 from types import FrameType
 
 from simserver.config.model import Config
+from simserver.contract import topics
 from simserver.contract.snapshot import Snapshot
-from simserver.io import topics
 from simserver.io.halsim_ws import HalsimWsLink
-from simserver.io.nt import Endpoint, NtAdapter, photonvision_unavailable
+from simserver.io.nt import Cameras, Endpoint, NtAdapter, photonvision_unavailable
 from simserver.io.robottopics import RobotValue, decode_pose
 from simserver.io.scripted import Script, load_script
 from simserver.io.stepwire import (
@@ -393,7 +393,7 @@ class Session:
         opts = self.options
         if opts.endpoint is None:
             return
-        self.nt = NtAdapter(self.cfg, opts.endpoint)
+        self.nt = NtAdapter(self.cfg, opts.endpoint, cameras=self._cameras())
         log.info("%s", opts.endpoint.describe())
         for name, other in self.others.items():
             if name not in self.other_scripts:
@@ -402,8 +402,14 @@ class Session:
         if opts.check is not None:
             path = opts.check.trajectory_poses()
             if path:
-                self.nt.show_path("Trajectory", path)
+                self.nt.show_trajectory(path)
         self._watch_robot()
+
+    def _cameras(self) -> Cameras:
+        """The main robot's cameras as its world built them, for the NT adapter."""
+        vision, cfg = self.world.vision, self.cfg
+        return Cameras({n: c.spec for n, c in vision.cameras.items()} if vision else {},
+                       cfg.vision.all_fiducials(cfg.field.season), self.world.field_size)
 
     def run(self, progress: Callable[[float], None] | None = None) -> Summary:
         """Run until the duration elapses or a stop is requested; return the summary. The

@@ -37,7 +37,7 @@ from wpilib.simulation import (
 from simserver.bridge.core import Bridge
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.loader import loads
-from simserver.io import topics
+from simserver.contract import topics
 from tests.worlds import ARM, LIFT, SHOULDER_NEO
 
 T = TypeVar("T")

@@ -9,7 +9,7 @@ import pytest
 
 from simserver.bridge.core import Bridge
 from simserver.config.loader import loads
-from simserver.io import topics
+from simserver.contract import topics
 from tests.ntutil import wait_for
 
 navx = pytest.importorskip("navx")

@@ -17,7 +17,7 @@ from wpilib.simulation import DriverStationSim
 from simserver.bridge.core import Bridge
 from simserver.bridge.objects import SEARCHES, ProgramObjects
 from simserver.config.loader import loads
-from simserver.io import topics
+from simserver.contract import topics
 
 CONFIG = """
 [motors.arm]

@@ -32,8 +32,8 @@ from wpimath.system.plant import DCMotor, LinearSystemId
 from simserver.bridge.core import Bridge
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.loader import loads
+from simserver.contract import topics
 from simserver.hal import halmap
-from simserver.io import topics
 
 DT = 0.02  # s, the robot loop
 VBUS = 12.0  # V

@@ -28,7 +28,7 @@ from wpilib.simulation import DCMotorSim, DriverStationSim
 from wpimath.system.plant import DCMotor, LinearSystemId
 from simserver.bridge.core import Bridge
 from simserver.config.loader import loads
-from simserver.io import topics
+from simserver.contract import topics
 
 CONFIG = '''
 [motors.m]

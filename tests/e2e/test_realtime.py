@@ -20,7 +20,7 @@ import ntcore
 import pytest
 from wpimath.geometry import Pose2d
 
-from simserver.io import topics
+from simserver.contract import topics
 from tests.e2e.robots import KITBOT, REPO, RobotProgram, config_with, robot_nt, simserver
 from tests.ntutil import wait_for
 from tests.reliability.procs import StampedSimserver

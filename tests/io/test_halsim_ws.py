@@ -27,7 +27,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.server import Request, Response, ServerConnection, serve
 
 from simserver.config.loader import loads
-from simserver.io import topics
+from simserver.contract import topics
 from simserver.io.halsim_ws import PATH, HalsimWsLink, check_config, value_of, ws_device
 from simserver.io.nt import InputState
 from tests.ntutil import free_port, wait_for

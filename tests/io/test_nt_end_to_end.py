@@ -174,7 +174,7 @@ def test_robot_leaving_zeroes_motors(served):
 
 def test_every_documented_output_topic_is_published(served):
     from simserver.config.loader import load_default
-    from simserver.io.topics import bridge_specs, contract_for
+    from simserver.contract.topics import bridge_specs, contract_for
 
     _, inst, _ = served
     # The Driver Station topics are published only with --enable.
@@ -271,7 +271,7 @@ tanks = 2
 
 def test_mechanisms_switches_and_pneumatics_over_nt(tmp_path):
     from simserver.config.loader import default_config_text, loads
-    from simserver.io.topics import bridge_specs, contract_for
+    from simserver.contract.topics import bridge_specs, contract_for
 
     path = tmp_path / "robot.toml"
     path.write_text(default_config_text() + MECHANISMS)

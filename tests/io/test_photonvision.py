@@ -27,12 +27,8 @@ from photonlibpy.targeting import PhotonPipelineResult
 from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
 
 from simserver.field.seasons import season_fiducials
-from simserver.io.photonvision import (
-    MESSAGE_UUID,
-    TYPE_STRING,
-    PhotonVisionPublisher,
-    pipeline_result,
-)
+from simserver.io.photonresult import MESSAGE_UUID, pipeline_result
+from simserver.io.photonvision import PhotonVisionPublisher
 from simserver.models.camera import (
     Camera,
     CameraSpec,
@@ -41,6 +37,8 @@ from simserver.models.camera import (
 from tests.ntutil import client, free_port, wait_for
 
 pytestmark = pytest.mark.network
+
+TYPE_STRING = f"photonstruct:PhotonPipelineResult:{MESSAGE_UUID}"  # as PhotonVision types it
 
 K = (600.0, 600.0, 479.5, 359.5)
 # Stated tolerances (see the test docstrings for why).

@@ -20,10 +20,12 @@ from wpiutil import DataLogWriter, wpistruct
 from wpiutil.log import DataLogReader
 
 from simserver.config.loader import default_config_text, load, loads
-from simserver.io import topics, wpilog
+from simserver.contract import topics
+from simserver.io import field2d, wpilog
 from simserver.io.scripted import load_script
 from simserver.io.stepwire import VERSION, Link
-from simserver.io.wpilog import RecordError, WpilogRecorder, read_recording
+from simserver.io.wpilog import RecordError, WpilogRecorder
+from simserver.runs.recording import read_recording
 from simserver.runs.session import RunOptions, Session
 from simserver.world import World
 from tests.ntutil import REPO
@@ -188,7 +190,7 @@ def test_booleans_integers_and_arrays_are_written_when_they_change(tmp_path):
     beam = entries["/simserver/mechanisms/intake/beam_break"]
     assert beam.type == "boolean" and beam.values == [False, True]
     assert beam.stamps[1] == held.stamps[1]
-    pieces = entries[topics.field2d_object("intake")]
+    pieces = entries[field2d.PIECES.at(mechanism="intake")]
     assert pieces.type == "double[]"
     assert pieces.values == [[3.5, 4.0, 0.0], []], "Field2d triplets, then picked up"
     pressure = entries["/simserver/pneumatics/pressure"]

@@ -16,7 +16,7 @@ import ntcore
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simserver.io import topics
+from simserver.contract import topics
 from simserver.io.ntinputs import _UNSET
 from simserver.io.ntinputs import python_value as _python_value
 from simserver.io.validation import InputValidator, decode_inputs

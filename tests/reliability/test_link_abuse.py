@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import pytest
 
 from simserver.config.loader import load
-from simserver.io import topics
+from simserver.contract import topics
 from simserver.io.nt import Endpoint
 from simserver.io.stepwire import MAX_DEPTH, MAX_LINE, VERSION, Link, LinkError, ProtocolError
 from simserver.runs.session import RunOptions, Session

@@ -56,7 +56,7 @@ def test_the_bridge_owns_its_output_topics_before_any_client_can_publish_there()
     import ntcore
 
     from simserver.bridge.realtime import NtLink
-    from simserver.io import topics
+    from simserver.contract import topics
     from tests.bridge.test_bridge_core import make_bridge
     from tests.ntutil import free_port
 

@@ -129,6 +129,7 @@ class World:
         self.frames: tuple[Frame, ...] = ()
         self.substep = cfg.sim.substep
         self.motors = {name: 0.0 for name in cfg.motors}
+        self._sign = {name: -1.0 if m.inverted else 1.0 for name, m in cfg.motors.items()}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
         self.reset()
 
@@ -289,7 +290,7 @@ class World:
 
     def motor(self, name: str) -> float:
         """Duty cycle of motor output ``name`` with its inversion applied."""
-        return self.motors[name] * (-1.0 if self.cfg.motors[name].inverted else 1.0)
+        return self.motors[name] * self._sign[name]
 
     def solenoid(self, name: str) -> bool:
         """State of solenoid ``name``."""

@@ -174,11 +174,17 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     verdict = _report(session, result, check, summary, duration)
     written = _write_outputs(session, result, verdict, failure, config, trace_path, json_path,
                              plot_path)
-    code = 1 if failure is not None or not all(written) or (
-        verdict is not None and not verdict.passed) else 0
     if failure is not None:
         click.echo(f"simserver: {failure}", err=True)
-    _exit(code)
+    _exit(_status(failure, written, verdict))
+
+
+def _status(failure: str | None, written: list[bool], verdict: ScenarioResult | None) -> int:
+    """The exit status of a run: 1 if it failed, a file it was asked for could not be
+    written or the scenario failed; else 0."""
+    if failure is not None or not all(written) or (verdict is not None and not verdict.passed):
+        return 1
+    return 0
 
 
 def _run_config(config: str | None, seed: int | None) -> Config:

@@ -51,7 +51,6 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import NamedTuple
 
 from simserver.models.obstacles import Obstacle, convex_ccw
 
@@ -193,7 +192,9 @@ def _max_separation(p1: Sequence[Point], n1: Sequence[Point], p2: Sequence[Point
     return best, face
 
 
-def _manifold(pa: Sequence[Point], na: Sequence[Point], pb: Sequence[Point],
+# Complexity 16 (C901 allows 15): the incident edge's clip stays inline, since as a function
+# of its own it cost 2 % of the six-robot scrum benchmark (a call per overlapping pair).
+def _manifold(pa: Sequence[Point], na: Sequence[Point], pb: Sequence[Point],  # noqa: C901
               nb: Sequence[Point]) -> tuple[float, float, float, list[Point], bool] | None:
     """Contact of two field-frame convex CCW polygons, or None if they do not overlap.
 
@@ -222,34 +223,32 @@ def _manifold(pa: Sequence[Point], na: Sequence[Point], pb: Sequence[Point],
     (rx1, ry1), (rx2, ry2) = ref_p[face], ref_p[(face + 1) % len(ref_p)]
     tx, ty = -ny, nx  # along the reference edge, from its first point to its second
     length = (rx2 - rx1) * tx + (ry2 - ry1) * ty
-    clipped = _clip(x1, y1, x2, y2, rx1, ry1, tx, ty, length)
-    points = [] if clipped is None else [
-        (px, py) for px, py in clipped if (px - rx1) * nx + (py - ry1) * ny < 0.0]
-    if not points:  # rounding at a vertex–vertex touch: use the deepest incident vertex
-        points = [min(inc_p, key=lambda q: q[0] * nx + q[1] * ny)]
-    if flip:
-        return -nx, -ny, -sep, points, False
-    return nx, ny, -sep, points, True
-
-
-def _clip(x1: float, y1: float, x2: float, y2: float, rx: float, ry: float, tx: float,
-          ty: float, length: float) -> tuple[Point, Point] | None:
-    """The segment (x1, y1)–(x2, y2) (m) clipped to the slab 0 ≤ (p − r)·t ≤ length of the
-    reference edge from r along the unit vector t; None if it lies outside."""
+    # Clip the incident edge to the slab 0 ≤ (p − r1)·t ≤ length.
+    kept = True
     for lo in (True, False):
-        d1 = (x1 - rx) * tx + (y1 - ry) * ty
-        d2 = (x2 - rx) * tx + (y2 - ry) * ty
+        d1 = (x1 - rx1) * tx + (y1 - ry1) * ty
+        d2 = (x2 - rx1) * tx + (y2 - ry1) * ty
         if not lo:
             d1, d2 = length - d1, length - d2
         if d1 < 0.0 and d2 < 0.0:
-            return None
+            kept = False
+            break
         if d1 < 0.0:
             f = d1 / (d1 - d2)
             x1, y1 = x1 + (x2 - x1) * f, y1 + (y2 - y1) * f
         elif d2 < 0.0:
             f = d2 / (d2 - d1)
             x2, y2 = x2 + (x1 - x2) * f, y2 + (y1 - y2) * f
-    return (x1, y1), (x2, y2)
+    points = []
+    if kept:
+        for px, py in ((x1, y1), (x2, y2)):
+            if (px - rx1) * nx + (py - ry1) * ny < 0.0:
+                points.append((px, py))
+    if not points:  # rounding at a vertex–vertex touch: use the deepest incident vertex
+        points = [min(inc_p, key=lambda q: q[0] * nx + q[1] * ny)]
+    if flip:
+        return -nx, -ny, -sep, points, False
+    return nx, ny, -sep, points, True
 
 
 def collide(a: Sequence[Point], b: Sequence[Point]) -> Contact | None:
@@ -268,7 +267,8 @@ Velocities = tuple[float, float, float, float, float, float]
 it is static)."""
 
 
-class _Masses(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class _Masses:
     """A colliding pair's masses (kg) and yaw inertias (kg·m²), b's 0 when it is static, with
     their inverses (b's inverses 0 too: a static body takes no impulse)."""
 
@@ -283,8 +283,10 @@ class _Masses(NamedTuple):
     inv_m: float  # inv_ma + inv_mb
 
 
-class _Row(NamedTuple):
-    """One contact of ``solve_contacts``, field frame; t is n turned +90°."""
+@dataclass(slots=True)
+class _Row:
+    """One contact of ``solve_contacts``, field frame; t is n turned +90°. (A dataclass with
+    slots: a NamedTuple's fields are slower to read, which showed in the contact benchmarks.)"""
 
     rx: float  # the point's offset from a's centre, m
     ry: float
@@ -299,11 +301,6 @@ class _Row(NamedTuple):
     restitution: float  # e at this point: 0 when it approaches slower than RESTING_SPEED
 
 
-# Builds a _Row or _Masses from one tuple of its fields, in order: a third of the time of
-# the NamedTuple's own __new__, which matters at one _Row per contact per substep.
-_new_row = tuple.__new__
-
-
 def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_mass: float,
                    b_inertia: float, contacts: Sequence[tuple[float, float, float, float]],
                    restitution: float, friction: float) -> None:
@@ -315,11 +312,11 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
     inertias kg·m², restitution e in [0, 1], friction μ ≥ 0.
     """
     if b is None:
-        masses = _masses(a_mass, a_inertia, 0.0, 0.0, 0.0, 0.0)
+        masses = _masses(a_mass, a_inertia, 0.0, 0.0, True)
         before = (a.vx, a.vy, a.omega, 0.0, 0.0, 0.0)
         rows = _rows(contacts, before, 0.0, 0.0, restitution)
     else:
-        masses = _masses(a_mass, a_inertia, b_mass, b_inertia, 1.0 / b_mass, 1.0 / b_inertia)
+        masses = _masses(a_mass, a_inertia, b_mass, b_inertia, False)
         before = (a.vx, a.vy, a.omega, b.vx, b.vy, b.omega)
         rows = _rows(contacts, before, a.x - b.x, a.y - b.y, restitution)
     first, last = rows[0], rows[-1]  # the same row when there is one contact
@@ -337,13 +334,15 @@ def solve_contacts(a: Body, a_mass: float, a_inertia: float, b: Body | None, b_m
         b.vx, b.vy, b.omega = after[3], after[4], after[5]
 
 
-def _masses(a_mass: float, a_inertia: float, b_mass: float, b_inertia: float, inv_mb: float,
-            inv_jb: float) -> _Masses:
-    """The pair's masses (kg), inertias (kg·m²) and inverses; b's inverses are given (0 for a
-    static b)."""
+@lru_cache(maxsize=64)
+def _masses(a_mass: float, a_inertia: float, b_mass: float, b_inertia: float, static: bool
+            ) -> _Masses:
+    """A pair's masses (kg), inertias (kg·m²) and inverses (b's 0 if it is ``static``);
+    worked out once per pair of bodies (a field has few)."""
     inv_ma = 1.0 / a_mass
-    return _new_row(_Masses, (a_mass, a_inertia, b_mass, b_inertia, inv_ma, 1.0 / a_inertia,
-                              inv_mb, inv_jb, inv_ma + inv_mb))
+    inv_mb, inv_jb = (0.0, 0.0) if static else (1.0 / b_mass, 1.0 / b_inertia)
+    return _Masses(a_mass, a_inertia, b_mass, b_inertia, inv_ma, 1.0 / a_inertia, inv_mb,
+                   inv_jb, inv_ma + inv_mb)
 
 
 def _rows(contacts: Sequence[tuple[float, float, float, float]], v: Velocities, dx: float,
@@ -356,10 +355,9 @@ def _rows(contacts: Sequence[tuple[float, float, float, float]], v: Velocities, 
         qx, qy = rx + dx, ry + dy
         ux = avx - aw * ry - (bvx - bw * qy)
         uy = avy + aw * rx - (bvy + bw * qx)
-        rows.append(_new_row(_Row, (rx, ry, qx, qy, nx, ny, rx * ny - ry * nx,
-                                    qx * ny - qy * nx, rx * nx + ry * ny, qx * nx + qy * ny,
-                                    restitution if -(ux * nx + uy * ny) > RESTING_SPEED
-                                    else 0.0)))
+        rows.append(_Row(rx, ry, qx, qy, nx, ny, rx * ny - ry * nx, qx * ny - qy * nx,
+                         rx * nx + ry * ny, qx * nx + qy * ny,
+                         restitution if -(ux * nx + uy * ny) > RESTING_SPEED else 0.0))
     return rows
 
 

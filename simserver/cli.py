@@ -10,11 +10,19 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from simserver import __version__
 from simserver.config.model import Config
+
+if TYPE_CHECKING:  # imported where used: `simserver --help` loads none of them
+    from simserver.io.nt import Endpoint
+    from simserver.io.scripted import Script
+    from simserver.runs.report import Summary
+    from simserver.runs.scenario import Scenario, ScenarioCheck, ScenarioResult
+    from simserver.runs.session import RunOptions, Session
 
 EXIT_BAD_CONFIG = 2
 
@@ -133,126 +141,201 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
       simserver run --inputs drive.csv --fast --plot run.png
       simserver run --inputs drive.csv --fast --record run.wpilog
     """
-    import dataclasses
-
-    from simserver.config.loader import ConfigError
-    from simserver.io.nt import Endpoint, listen_address, parse_hostport
-    from simserver.io.scripted import ScriptError, load_script
-    from simserver.io.wpilog import RecordError
-    from simserver.runs.report import plot, write_trace
-    from simserver.runs.scenario import ScenarioCheck, load_scenario
-    from simserver.runs.session import RunOptions, Session
-    from simserver.world import ModelBuildError
+    from simserver.runs.session import RunOptions
 
     _setup_logging(verbose, quiet)
     if server and serve:
         raise click.UsageError("--server and --serve exclude each other")
-    cfg = _load(config)
-    if seed is not None:
-        cfg = dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, seed=seed))
+    cfg = _run_config(config, seed)
     check = None
     if check_path:
-        try:
-            scenario = load_scenario(check_path)
-            check = ScenarioCheck(scenario)
-        except ConfigError as exc:
-            for issue in exc.issues:
-                click.echo(issue.render(exc.source), err=True)
-            click.echo(f"{exc.source}: scenario not usable; nothing was started.", err=True)
-            sys.exit(EXIT_BAD_CONFIG)
+        check, scenario = _scenario(check_path)
         enable = enable or scenario.enable
         duration = duration or scenario.duration
     lockstep = cfg.bridge.lockstep if lockstep is None else lockstep
     if lockstep and serve:
         raise click.UsageError("--lockstep connects to the robot program's bridge; it cannot "
                                "be combined with --serve")
-    ws_target = None
-    if halsim_ws:
-        from simserver.io.halsim_ws import DEFAULT_PORT, check_config
-
-        if lockstep:
-            raise click.UsageError("halsim_ws has no clock control: --halsim-ws runs in real "
-                                   "time and excludes --lockstep (and bridge.lockstep)")
-        try:
-            ws_target = parse_hostport(halsim_ws, "localhost", DEFAULT_PORT)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--halsim-ws") from None
-        problems = check_config(cfg)
-        if problems:
-            for problem in problems:
-                click.echo(f"{config or 'kitbot'}: {problem}", err=True)
-            click.echo(f"{config or 'kitbot'}: not usable over halsim_ws; nothing was started.",
-                       err=True)
-            sys.exit(EXIT_BAD_CONFIG)
-    robot_link = bool(enable or lockstep or halsim_ws)
-    endpoint = None
-    try:
-        if serve:
-            host, port = parse_hostport(serve, "127.0.0.1", 5810)
-            endpoint = Endpoint("server", listen_address(host, port), port)
-        elif server or not inputs or robot_link:
-            host, port = parse_hostport(server or "localhost", "localhost", 5810)
-            endpoint = Endpoint("client", host, port)
-    except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint="--serve" if serve else "--server") from None
-    script = None
-    if inputs:
-        try:
-            script = load_script(inputs, list(cfg.motors), list(cfg.solenoids))
-        except ScriptError as exc:
-            click.echo(f"simserver: {exc}", err=True)
-            sys.exit(EXIT_BAD_CONFIG)
-        if duration is None:
-            duration = script.duration
+    ws_target = _halsim_target(halsim_ws, lockstep, cfg, config) if halsim_ws else None
+    endpoint = _endpoint(server, serve, bool(inputs), bool(enable or lockstep or halsim_ws))
+    script = _script(inputs, cfg) if inputs else None
+    if script is not None and duration is None:
+        duration = script.duration
     # The in-memory trace (about 10 kB per simulated second) only when a plot or trace file
     # asks for it: a long real-time run must not grow without bound.
     opts = RunOptions(fast=fast, duration=duration, script=script, endpoint=endpoint,
                       record=bool(plot_path or trace_path), enable=enable, lockstep=lockstep,
                       wait=wait, check=check, halsim_ws=ws_target, wpilog=record_path,
                       record_robot=_robot_prefixes(record_robot))
+    session = _session(cfg, opts, config)
+    logging.getLogger("simserver").info("simulating %s", _run_description(config, opts, inputs))
+    result = _simulate(session, duration, progress)
+    failure = _failure(session)
+    verdict = _report(session, result, check, summary, duration)
+    written = _write_outputs(session, result, verdict, failure, config, trace_path, json_path,
+                             plot_path)
+    if failure is not None:
+        click.echo(f"simserver: {failure}", err=True)
+    _exit(_status(failure, written, verdict))
+
+
+def _status(failure: str | None, written: list[bool], verdict: ScenarioResult | None) -> int:
+    """The exit status of a run: 1 if it failed, a file it was asked for could not be
+    written or the scenario failed; else 0."""
+    if failure is not None or not all(written) or (verdict is not None and not verdict.passed):
+        return 1
+    return 0
+
+
+def _run_config(config: str | None, seed: int | None) -> Config:
+    """The config of a run (exit 2 if it is not usable), with --seed in sim.seed."""
+    import dataclasses
+
+    cfg = _load(config)
+    if seed is not None:
+        cfg = dataclasses.replace(cfg, sim=dataclasses.replace(cfg.sim, seed=seed))
+    return cfg
+
+
+def _scenario(check_path: str) -> tuple[ScenarioCheck, Scenario]:
+    """The checks of --check's scenario file and the scenario; exit 2 if it is not usable."""
+    from simserver.config.loader import ConfigError
+    from simserver.runs.scenario import ScenarioCheck, load_scenario
+
     try:
-        session = Session(cfg, opts)
+        scenario = load_scenario(check_path)
+        return ScenarioCheck(scenario), scenario
+    except ConfigError as exc:
+        for issue in exc.issues:
+            click.echo(issue.render(exc.source), err=True)
+        click.echo(f"{exc.source}: scenario not usable; nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+
+
+def _halsim_target(halsim_ws: str, lockstep: bool, cfg: Config, config: str | None
+                   ) -> tuple[str, int]:
+    """(host, port) of --halsim-ws; a usage error with lock-step, exit 2 for a config whose
+    hardware halsim_ws cannot play."""
+    from simserver.io.halsim_ws import DEFAULT_PORT, check_config
+    from simserver.io.nt import parse_hostport
+
+    if lockstep:
+        raise click.UsageError("halsim_ws has no clock control: --halsim-ws runs in real "
+                               "time and excludes --lockstep (and bridge.lockstep)")
+    try:
+        target = parse_hostport(halsim_ws, "localhost", DEFAULT_PORT)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--halsim-ws") from None
+    problems = check_config(cfg)
+    if problems:
+        for problem in problems:
+            click.echo(f"{config or 'kitbot'}: {problem}", err=True)
+        click.echo(f"{config or 'kitbot'}: not usable over halsim_ws; nothing was started.",
+                   err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    return target
+
+
+def _endpoint(server: str | None, serve: str | None, scripted: bool, robot_link: bool
+              ) -> Endpoint | None:
+    """Where NetworkTables runs: a server of our own (--serve), a client of --server or of
+    the robot program; none for a scripted run (``scripted``) that talks to no robot program
+    (``robot_link``: --enable, --lockstep or --halsim-ws)."""
+    from simserver.io.nt import Endpoint, listen_address, parse_hostport
+
+    try:
+        if serve:
+            host, port = parse_hostport(serve, "127.0.0.1", 5810)
+            return Endpoint("server", listen_address(host, port), port)
+        if server or not scripted or robot_link:
+            host, port = parse_hostport(server or "localhost", "localhost", 5810)
+            return Endpoint("client", host, port)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--serve" if serve else "--server") from None
+    return None
+
+
+def _script(inputs: str, cfg: Config) -> Script:
+    """The scripted inputs of --inputs for ``cfg``'s motors and solenoids; exit 2 if the CSV
+    is not usable."""
+    from simserver.io.scripted import ScriptError, load_script
+
+    try:
+        return load_script(inputs, list(cfg.motors), list(cfg.solenoids))
+    except ScriptError as exc:
+        click.echo(f"simserver: {exc}", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+
+
+def _session(cfg: Config, opts: RunOptions, config: str | None) -> Session:
+    """The session of a run; exit 2 if a model, the recording or a robot's inputs cannot be
+    set up (nothing has started)."""
+    from simserver.io.scripted import ScriptError
+    from simserver.io.wpilog import RecordError
+    from simserver.runs.session import Session
+    from simserver.world import ModelBuildError
+
+    try:
+        return Session(cfg, opts)
     except ModelBuildError as exc:
         click.echo(f"{config or 'kitbot'}: {exc}; nothing was started.", err=True)
-        sys.exit(EXIT_BAD_CONFIG)
     except RecordError as exc:
         click.echo(f"simserver: --record {exc}; nothing was started.", err=True)
-        sys.exit(EXIT_BAD_CONFIG)
     except ScriptError as exc:
         click.echo(f"simserver: [robots] inputs: {exc}; nothing was started.", err=True)
-        sys.exit(EXIT_BAD_CONFIG)
+    sys.exit(EXIT_BAD_CONFIG)
+
+
+def _run_description(config: str | None, opts: RunOptions, inputs: str | None) -> str:
+    """What a run simulates, how, for how long and from which inputs (logged at its start)."""
+    mode = ("in lock-step with the robot program" if opts.lockstep else
+            "as fast as possible" if opts.fast else "in real time")
+    span = f"{opts.duration:g} s" if opts.duration else "until stopped (Ctrl-C)"
+    if opts.enable:
+        span += f" after the robot program is enabled in {opts.enable}"
+    source = f"inputs from {inputs}" if inputs else "inputs from NetworkTables"
+    if opts.lockstep:
+        source = "inputs from the bridge"
+    if opts.halsim_ws:
+        source = f"inputs from halsim_ws at {opts.halsim_ws[0]}:{opts.halsim_ws[1]}"
+    return f"{config or 'the kitbot'} {mode}, {span}; {source}"
+
+
+def _simulate(session: Session, duration: float | None, progress: bool | None) -> Summary:
+    """Run the session to its end, with a progress bar on stderr for a run of known
+    ``duration`` (s) if --progress asks for one (by default: when stderr is a terminal)."""
     show_progress = progress if progress is not None else (
         duration is not None and sys.stderr.isatty())
-    mode = ("in lock-step with the robot program" if lockstep else
-            "as fast as possible" if fast else "in real time")
-    span = f"{duration:g} s" if duration else "until stopped (Ctrl-C)"
-    if enable:
-        span += f" after the robot program is enabled in {enable}"
-    source = f"inputs from {inputs}" if inputs else "inputs from NetworkTables"
-    if lockstep:
-        source = "inputs from the bridge"
-    if ws_target:
-        source = f"inputs from halsim_ws at {ws_target[0]}:{ws_target[1]}"
-    logging.getLogger("simserver").info("simulating %s %s, %s; %s", config or "the kitbot",
-                                        mode, span, source)
-    if show_progress and duration is not None:
-        with click.progressbar(length=1000, label="simulating", file=sys.stderr,
-                               show_eta=True) as bar:
-            done = [0]
+    if not show_progress or duration is None:
+        return session.run()
+    with click.progressbar(length=1000, label="simulating", file=sys.stderr,
+                           show_eta=True) as bar:
+        done = [0]
 
-            def advance(t: float) -> None:
-                target = min(1000, int(1000 * t / duration))
-                if target > done[0]:
-                    bar.update(target - done[0])
-                    done[0] = target
+        def advance(t: float) -> None:
+            target = min(1000, int(1000 * t / duration))
+            if target > done[0]:
+                bar.update(target - done[0])
+                done[0] = target
 
-            result = session.run(advance)
-    else:
-        result = session.run()
+        return session.run(advance)
+
+
+def _failure(session: Session) -> str | None:
+    """Why the run failed (its session's failure, else a recording that stopped early), or
+    None."""
     failure = session.failure
     stopped = session.recorder.stopped if session.recorder is not None else None
     if failure is None and stopped is not None:
         failure = f"recording incomplete: {stopped}"
+    return failure
+
+
+def _report(session: Session, result: Summary, check: ScenarioCheck | None,
+            summary: bool | None, duration: float | None) -> ScenarioResult | None:
+    """Print what a run did: that it was stopped, the summary table (--summary; by default
+    for a run of known ``duration`` or one stopped after a tick), the scenario's verdict and
+    the recording. Returns the verdict (None without --check)."""
     show_summary = summary if summary is not None else (
         duration is not None or (session.stop_requested and session.ticks > 0))
     if session.stop_requested:
@@ -263,11 +346,21 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     verdict = check.result() if check is not None else None
     if verdict is not None:
         click.echo(verdict.report())
-    if session.recorder is not None:
-        click.echo(f"recording written to {session.recorder.path} "
-                   f"({session.recorder.records} values"
-                   f"{', incomplete' if stopped is not None else ''})")
-    written = []  # what could not be written stops the run with status 1 at the end
+    recorder = session.recorder
+    if recorder is not None:
+        click.echo(f"recording written to {recorder.path} ({recorder.records} values"
+                   f"{', incomplete' if recorder.stopped is not None else ''})")
+    return verdict
+
+
+def _write_outputs(session: Session, result: Summary, verdict: ScenarioResult | None,
+                   failure: str | None, config: str | None, trace_path: str | None,
+                   json_path: str | None, plot_path: str | None) -> list[bool]:
+    """Write the files a run was asked for (--trace, --json, --plot), saying where; whether
+    each could be written (what could not stops the run with status 1 at the end)."""
+    from simserver.runs.report import plot, write_trace
+
+    written = []
     trace = session.trace
     if trace_path and trace is not None:
         written.append(_write("trace", lambda: write_trace(trace, trace_path)))
@@ -283,11 +376,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         written.append(_write("plot", lambda: plot(
             trace, plot_path, (walls.length, walls.width),
             title=f"simserver: {config or 'kitbot'}")))
-    code = 1 if failure is not None or not all(written) or (
-        verdict is not None and not verdict.passed) else 0
-    if failure is not None:
-        click.echo(f"simserver: {failure}", err=True)
-    _exit(code)
+    return written
 
 
 def _write(what: str, write: Callable[[], object]) -> bool:

@@ -14,6 +14,7 @@ import re
 import sys
 import types
 import typing
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -221,99 +222,102 @@ def _describe(value: Any) -> str:
 
 def _build(cls: type, raw: Any, prefix: str, issues: list[ConfigIssue]) -> Any:
     """Build dataclass ``cls`` from the TOML table ``raw``; record problems in ``issues``."""
-    if not isinstance(raw, dict):
-        issues.append(ConfigIssue(prefix, f"expected a table, got {_describe(raw)}"))
-        raw = {}
+    raw = _table(raw, prefix, issues)
     fields = {f.name: f for f in dataclasses.fields(cls)}
+    # A derived value (drivetrain_type, warnings) is no key of the file.
     keys = [name for name, f in fields.items() if spec_of(f).kind != "derived"]
-    for key in raw:
-        if key not in keys:  # a derived value (drivetrain_type, warnings) is no key either
-            hint = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
-            msg = "unknown key"
-            msg += f"; did you mean {hint[0]!r}?" if hint else f"; known keys: {', '.join(keys)}"
-            issues.append(ConfigIssue(_join(prefix, key), msg))
+    _check_keys(raw, keys, prefix, issues)
     hints = _hints(cls)
     values: dict[str, Any] = {}
-    for name, f in fields.items():
-        spec = spec_of(f)
-        path = _join(prefix, name)
-        tp = _unwrap_optional(hints[name])
-        present = name in raw
-        if spec.kind == "derived":
-            continue
-        if spec.kind == "model":
-            if spec.optional and not present:
-                values[name], values[f"{name}_type"] = None, ABSENT_MODEL
-                continue
-            tname, values[name] = _build_model(spec.choices[0], raw.get(name, {}), path, issues,
-                                               spec.default)
-            values[f"{name}_type"] = tname
-            continue
-        if spec.kind == "models":
-            table = raw.get(name, {})
-            out_models: dict[str, Any] = {}
-            if not isinstance(table, dict):
-                issues.append(ConfigIssue(path, f"expected a table, got {_describe(table)}"))
-                table = {}
-            for entry, body in table.items():
-                epath = _join(path, entry)
-                if not _NAME_RE.match(entry):
-                    issues.append(ConfigIssue(epath, "names may use letters, digits, '_', '-' "
-                                                     "and '.' only, 64 at most"))
-                tname, conf = _build_model(spec.choices[0], body, epath, issues, None)
-                out_models[entry] = MechanismSection(tname or "", conf)
-            values[name] = out_models
-            continue
-        if spec.kind == "section":
-            if present:
-                values[name] = _build(tp, raw[name], path, issues)
-            elif spec.default is None:
-                values[name] = None
-            else:
-                values[name] = _build(tp, {}, path, issues)
-            continue
-        if spec.kind == "table":
-            entry_cls = typing.get_args(tp)[1]
-            table = raw.get(name, {})
-            out: dict[str, Any] = {}
-            if not isinstance(table, dict):
-                issues.append(ConfigIssue(path, f"expected a table, got {_describe(table)}"))
-                table = {}
-            for entry, body in table.items():
-                if not _NAME_RE.match(entry):
-                    issues.append(ConfigIssue(
-                        _join(path, entry),
-                        "names may use letters, digits, '_', '-' and '.' only, 64 at most "
-                        "(they become NetworkTables topic names)",
-                    ))
-                out[entry] = _build(entry_cls, body, _join(path, entry), issues)
-            values[name] = out
-            continue
-        if not present:
-            if spec.required:
-                issues.append(ConfigIssue(path, f"missing required key ({_expected(spec)})"))
-                values[name] = None
-                continue
-            value = spec.default
-            if value is None:
-                values[name] = None
-                continue
-        else:
-            value = raw[name]
-        values[name] = _convert(spec, value, path, issues)
+    for name in keys:
+        values.update(_build_key(spec_of(fields[name]), _unwrap_optional(hints[name]), name,
+                                 raw, _join(prefix, name), issues))
     try:
         return cls(**values)
     except TypeError:  # only reachable when issues were already recorded
         return None
 
 
+def _table(raw: Any, path: str, issues: list[ConfigIssue]) -> dict[str, Any]:
+    """``raw`` if it is a TOML table; else an empty one, recording the issue."""
+    if isinstance(raw, dict):
+        return raw
+    issues.append(ConfigIssue(path, f"expected a table, got {_describe(raw)}"))
+    return {}
+
+
+def _check_keys(raw: dict[str, Any], keys: list[str], prefix: str,
+                issues: list[ConfigIssue]) -> None:
+    """Every key of the table ``raw`` is one of ``keys``; an unknown one names the closest."""
+    for key in raw:
+        if key not in keys:
+            hint = difflib.get_close_matches(key, keys, n=1, cutoff=0.6)
+            msg = "unknown key"
+            msg += f"; did you mean {hint[0]!r}?" if hint else f"; known keys: {', '.join(keys)}"
+            issues.append(ConfigIssue(_join(prefix, key), msg))
+
+
+def _build_key(spec: Spec, tp: Any, name: str, raw: dict[str, Any], path: str,
+               issues: list[ConfigIssue]) -> dict[str, Any]:
+    """The field values that key ``name`` of the table ``raw`` (of type ``tp``) gives: its
+    value, and for a model also the model's type name (field ``<name>_type``)."""
+    present = name in raw
+    if spec.kind == "model":
+        if spec.optional and not present:
+            return {name: None, f"{name}_type": ABSENT_MODEL}
+        tname, conf = _build_model(spec.choices[0], raw.get(name, {}), path, issues,
+                                   spec.default)
+        return {name: conf, f"{name}_type": tname}
+    if spec.kind == "models":
+        return {name: _build_models(spec.choices[0], raw.get(name, {}), path, issues)}
+    if spec.kind == "section":
+        if not present and spec.default is None:
+            return {name: None}
+        return {name: _build(tp, raw.get(name, {}), path, issues)}
+    if spec.kind == "table":
+        return {name: _build_entries(typing.get_args(tp)[1], raw.get(name, {}), path, issues)}
+    if present:
+        return {name: _convert(spec, raw[name], path, issues)}
+    if spec.required:
+        issues.append(ConfigIssue(path, f"missing required key ({_expected(spec)})"))
+        return {name: None}
+    return {name: None if spec.default is None else _convert(spec, spec.default, path, issues)}
+
+
+def _build_models(role: str, raw: Any, path: str, issues: list[ConfigIssue]
+                  ) -> dict[str, MechanismSection]:
+    """A table of named models of ``role`` (each a table whose ``type`` names its model)."""
+    out: dict[str, MechanismSection] = {}
+    for entry, body in _table(raw, path, issues).items():
+        epath = _join(path, entry)
+        if not _NAME_RE.match(entry):
+            issues.append(ConfigIssue(epath, "names may use letters, digits, '_', '-' "
+                                             "and '.' only, 64 at most"))
+        tname, conf = _build_model(role, body, epath, issues, None)
+        out[entry] = MechanismSection(tname or "", conf)
+    return out
+
+
+def _build_entries(cls: type, raw: Any, path: str, issues: list[ConfigIssue]
+                   ) -> dict[str, Any]:
+    """A table of named entries ([motors.NAME], ...), each built as dataclass ``cls``."""
+    out: dict[str, Any] = {}
+    for entry, body in _table(raw, path, issues).items():
+        if not _NAME_RE.match(entry):
+            issues.append(ConfigIssue(
+                _join(path, entry),
+                "names may use letters, digits, '_', '-' and '.' only, 64 at most "
+                "(they become NetworkTables topic names)",
+            ))
+        out[entry] = _build(cls, body, _join(path, entry), issues)
+    return out
+
+
 def _build_model(role: str, body: Any, path: str, issues: list[ConfigIssue],
                  default_type: str | None) -> tuple[str | None, Any]:
     """Validate a table whose ``type`` key names a registered model type of ``role``."""
     reg = registry()
-    if not isinstance(body, dict):
-        issues.append(ConfigIssue(path, f"expected a table, got {_describe(body)}"))
-        body = {}
+    body = _table(body, path, issues)
     tname = body.get("type", default_type)
     known = ", ".join(repr(n) for n in reg.names(role)) or "none installed"
     if tname is None:
@@ -391,154 +395,208 @@ def _check_range(spec: Spec, value: float, shown: str, path: str,
 
 
 def _convert(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> Any:
-    def wrong() -> None:
-        issues.append(ConfigIssue(path, f"expected {_expected(spec)}, got {_describe(value)}"))
-
-    if isinstance(value, str) and (where := control_character(value)) is not None:
-        issues.append(ConfigIssue(path, f"{excerpt(value)} contains a control character "
-                                        f"({where})"))
+    """The value of a key of ``spec``'s kind from its TOML value (SI for a quantity), or None
+    after recording in ``issues`` why it is not usable."""
+    problem = _unreadable(spec, value)
+    if problem is not None:
+        issues.append(ConfigIssue(path, problem))
         return None
+    convert = _CONVERTERS.get(spec.kind)
+    if convert is None:
+        raise AssertionError(f"unhandled kind {spec.kind}")
+    return convert(spec, value, path, issues)
+
+
+def _unreadable(spec: Spec, value: Any) -> str | None:
+    """Why a TOML value is refused whatever its kind (a control character, a string too long
+    for its kind, an integer beyond 64 bits), or None."""
+    if isinstance(value, str) and (where := control_character(value)) is not None:
+        return f"{excerpt(value)} contains a control character ({where})"
     longest = units.MAX_LENGTH if spec.kind in ("quantity", "position", "unit") else MAX_TEXT
     if isinstance(value, str) and len(value) > longest:
-        issues.append(ConfigIssue(path, f"{excerpt(value)} is too long (at most {longest} "
-                                        "characters)"))
-        return None
+        return f"{excerpt(value)} is too long (at most {longest} characters)"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= _TOML_INT:
-        issues.append(ConfigIssue(path, "integer out of range: TOML integers are 64-bit"))
+        return "integer out of range: TOML integers are 64-bit"
+    return None
+
+
+def _wrong(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> None:
+    """Record that ``value`` is not of the kind ``spec`` expects."""
+    issues.append(ConfigIssue(path, f"expected {_expected(spec)}, got {_describe(value)}"))
+
+
+def _quantity(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> float | None:
+    """A string with a unit ("1.5 m"), in SI, within the spec's range."""
+    assert spec.dimension is not None
+    unit, per = units.display_unit(spec.dimension)
+    if not isinstance(value, str):
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            issues.append(ConfigIssue(
+                path, f"expected {units.article(spec.dimension)} with its unit, such as "
+                f"{units.example(spec.dimension, value)} (a string), got the bare number "
+                f"{value}",
+            ))
+        else:
+            _wrong(spec, value, path, issues)
         return None
-    if spec.kind == "quantity":
-        assert spec.dimension is not None
-        unit, per = units.display_unit(spec.dimension)
-        if not isinstance(value, str):
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                issues.append(ConfigIssue(
-                    path, f"expected {units.article(spec.dimension)} with its unit, such as "
-                    f"{units.example(spec.dimension, value)} (a string), got the bare number "
-                    f"{value}",
-                ))
-            else:
-                wrong()
-            return None
-        try:
-            si = units.to_si(value, spec.dimension)
-        except units.UnitError as exc:
-            issues.append(ConfigIssue(path, str(exc)))
-            return None
-        if not math.isfinite(si):
-            issues.append(ConfigIssue(path, f"must be finite, got {excerpt(value)}"))
-            return None
-        _check_range(spec, si, f"{excerpt(value)} = {si / per:g} {unit}", path, issues, unit,
-                     per)
-        return si
-    if spec.kind == "points":
-        if not isinstance(value, list) or not 3 <= len(value) <= MAX_POINTS or not all(
-                isinstance(p, list) and len(p) == 2 and all(isinstance(c, str) for c in p)
-                for p in value):
-            wrong()
-            return None
-        try:
-            corners = tuple((units.to_si(px, "length"), units.to_si(py, "length"))
-                            for px, py in value)
-        except units.UnitError as exc:
-            issues.append(ConfigIssue(path, f"{exc} (expected {_expected(spec)})"))
-            return None
-        far = next((c for point in corners for c in point if not math.isfinite(c)
-                    or spec.refused(c)), None)
-        if far is not None:
-            issues.append(ConfigIssue(path, f"each coordinate must be "
-                                            f"{spec.range_text('m')}, got {far:g} m"))
-            return None
-        return corners
-    if spec.kind == "position":
-        if not isinstance(value, str):
-            wrong()
-            return None
-        for kind in ("length", "angle"):
-            try:
-                position = units.to_si(value, kind)
-            except units.UnitError:
-                continue
-            if not math.isfinite(position) or spec.refused(position):
-                issues.append(ConfigIssue(path, f"must be {spec.range_text('m or rad')}, got "
-                                                f"{excerpt(value)}"))
-                return None
-            return (kind, position)
-        issues.append(ConfigIssue(path, f"{excerpt(value)} is neither a length (such as "
-                                        "\"0.5 m\") nor an angle (such as \"90 deg\")"))
+    try:
+        si = units.to_si(value, spec.dimension)
+    except units.UnitError as exc:
+        issues.append(ConfigIssue(path, str(exc)))
         return None
-    if spec.kind == "number":
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            wrong()
-            return None
-        v = float(value)
-        if not math.isfinite(v):
-            issues.append(ConfigIssue(path, f"must be finite, got {value}"))
-            return None
-        _check_range(spec, v, f"{value}", path, issues)
-        return v
-    if spec.kind == "integer":
-        if isinstance(value, bool) or not isinstance(value, int):
-            wrong()
-            return None
-        _check_range(spec, value, f"{value}", path, issues)
-        return value
-    if spec.kind == "boolean":
-        if not isinstance(value, bool):
-            wrong()
-            return None
-        return value
-    if spec.kind == "choice":
-        if isinstance(value, int) and not isinstance(value, bool):
-            value = str(value)
-        if not isinstance(value, str) or value not in spec.choices:
-            hint = difflib.get_close_matches(value, spec.choices, n=1, cutoff=0.5) \
-                if isinstance(value, str) and len(value) <= MAX_TEXT else []
-            msg = f"expected {_expected(spec)}, got {_describe(value)}"
-            issues.append(ConfigIssue(path, msg + (f"; did you mean {hint[0]!r}?" if hint else "")))
-            return None
-        return value
-    if spec.kind == "text":
-        if not isinstance(value, str):
-            wrong()
-            return None
-        return value
-    if spec.kind == "unit":
-        if not isinstance(value, str):
-            wrong()
-            return None
+    if not math.isfinite(si):
+        issues.append(ConfigIssue(path, f"must be finite, got {excerpt(value)}"))
+        return None
+    _check_range(spec, si, f"{excerpt(value)} = {si / per:g} {unit}", path, issues, unit, per)
+    return si
+
+
+def _points(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]
+            ) -> tuple[tuple[float, float], ...] | None:
+    """A polygon: 3 to MAX_POINTS [x, y] pairs of lengths, in m, each within range."""
+    if not isinstance(value, list) or not 3 <= len(value) <= MAX_POINTS or not all(
+            isinstance(p, list) and len(p) == 2 and all(isinstance(c, str) for c in p)
+            for p in value):
+        _wrong(spec, value, path, issues)
+        return None
+    try:
+        corners = tuple((units.to_si(px, "length"), units.to_si(py, "length"))
+                        for px, py in value)
+    except units.UnitError as exc:
+        issues.append(ConfigIssue(path, f"{exc} (expected {_expected(spec)})"))
+        return None
+    far = next((c for point in corners for c in point if not math.isfinite(c)
+                or spec.refused(c)), None)
+    if far is not None:
+        issues.append(ConfigIssue(path, f"each coordinate must be "
+                                        f"{spec.range_text('m')}, got {far:g} m"))
+        return None
+    return corners
+
+
+def _position(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]
+              ) -> tuple[str, float] | None:
+    """A length or an angle: ("length", m) or ("angle", rad), within range."""
+    if not isinstance(value, str):
+        _wrong(spec, value, path, issues)
+        return None
+    for kind in ("length", "angle"):
         try:
-            units.unit_kind(value)
+            position = units.to_si(value, kind)
         except units.UnitError:
-            wrong()
+            continue
+        if not math.isfinite(position) or spec.refused(position):
+            issues.append(ConfigIssue(path, f"must be {spec.range_text('m or rad')}, got "
+                                            f"{excerpt(value)}"))
             return None
-        return value
-    if spec.kind == "motor":
-        if not isinstance(value, str):
-            wrong()
-            return None
+        return (kind, position)
+    issues.append(ConfigIssue(path, f"{excerpt(value)} is neither a length (such as "
+                                    "\"0.5 m\") nor an angle (such as \"90 deg\")"))
+    return None
+
+
+def _number(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> float | None:
+    """A finite number (an integer taken as one), within range."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        _wrong(spec, value, path, issues)
+        return None
+    v = float(value)
+    if not math.isfinite(v):
+        issues.append(ConfigIssue(path, f"must be finite, got {value}"))
+        return None
+    _check_range(spec, v, f"{value}", path, issues)
+    return v
+
+
+def _integer(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> int | None:
+    """An integer within range."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        _wrong(spec, value, path, issues)
+        return None
+    _check_range(spec, value, f"{value}", path, issues)
+    return value
+
+
+def _boolean(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> bool | None:
+    if not isinstance(value, bool):
+        _wrong(spec, value, path, issues)
+        return None
+    return value
+
+
+def _choice(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> str | None:
+    """One of the spec's choices (an integer taken as its digits), with a hint if close."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)
+    if not isinstance(value, str) or value not in spec.choices:
+        hint = difflib.get_close_matches(value, spec.choices, n=1, cutoff=0.5) \
+            if isinstance(value, str) and len(value) <= MAX_TEXT else []
+        msg = f"expected {_expected(spec)}, got {_describe(value)}"
+        issues.append(ConfigIssue(path, msg + (f"; did you mean {hint[0]!r}?" if hint else "")))
+        return None
+    return value
+
+
+def _text(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> str | None:
+    if not isinstance(value, str):
+        _wrong(spec, value, path, issues)
+        return None
+    return value
+
+
+def _unit(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> str | None:
+    """The name of a length or angle unit, or "ticks"."""
+    if not isinstance(value, str):
+        _wrong(spec, value, path, issues)
+        return None
+    try:
+        units.unit_kind(value)
+    except units.UnitError:
+        _wrong(spec, value, path, issues)
+        return None
+    return value
+
+
+def _motor(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]) -> str | None:
+    """A motor type of the catalog (`simserver motors`)."""
+    if not isinstance(value, str):
+        _wrong(spec, value, path, issues)
+        return None
+    try:
+        motor_by_name(value)
+    except MotorCatalogError as exc:
+        issues.append(ConfigIssue(path, str(exc)))
+        return None
+    return value
+
+
+def _hal(spec: Spec, value: Any, path: str, issues: list[ConfigIssue]
+         ) -> tuple[hal.HalAddress, ...] | None:
+    """HAL device addresses of the spec's role: one, or (for a motor) a list of up to
+    MAX_CONTROLLERS; () when not wired."""
+    if value == ():  # the default: not wired
+        return ()
+    role = spec.choices[0]
+    items = value if isinstance(value, list) and role == "motor" else [value]
+    if not 0 < len(items) <= MAX_CONTROLLERS or not all(isinstance(v, str) for v in items):
+        _wrong(spec, value, path, issues)
+        return ()
+    out = []
+    for i, item in enumerate(items):
         try:
-            motor_by_name(value)
-        except MotorCatalogError as exc:
-            issues.append(ConfigIssue(path, str(exc)))
-            return None
-        return value
-    if spec.kind == "hal":
-        if value == ():  # the default: not wired
-            return ()
-        role = spec.choices[0]
-        items = value if isinstance(value, list) and role == "motor" else [value]
-        if not 0 < len(items) <= MAX_CONTROLLERS or not all(isinstance(v, str) for v in items):
-            wrong()
-            return ()
-        out = []
-        for i, item in enumerate(items):
-            try:
-                out.append(hal.parse(item, role))
-            except hal.HalAddressError as exc:
-                where = path if len(items) == 1 and not isinstance(value, list) else f"{path}[{i}]"
-                issues.append(ConfigIssue(where, str(exc)))
-        return tuple(out)
-    raise AssertionError(f"unhandled kind {spec.kind}")
+            out.append(hal.parse(item, role))
+        except hal.HalAddressError as exc:
+            where = path if len(items) == 1 and not isinstance(value, list) else f"{path}[{i}]"
+            issues.append(ConfigIssue(where, str(exc)))
+    return tuple(out)
+
+
+_CONVERTERS: dict[str, Callable[[Spec, Any, str, list[ConfigIssue]], Any]] = {
+    "quantity": _quantity, "points": _points, "position": _position, "number": _number,
+    "integer": _integer, "boolean": _boolean, "choice": _choice, "text": _text,
+    "unit": _unit, "motor": _motor, "hal": _hal,
+}
+"""The converter of each kind of value a key can hold (spec.kind)."""
 
 
 # --- cross references -------------------------------------------------------------------------
@@ -565,17 +623,9 @@ def _check_integrated(cfg: Config, name: str, address: hal.HalAddress,
 def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
     """HAL wiring: each device wired once per direction, CAN encoders in angle units."""
     wired: dict[tuple[str, str], str] = {}  # (role, address) -> key path
-
-    def claim(role: str, path: str, addresses: tuple[hal.HalAddress, ...]) -> None:
-        for address in addresses:
-            key = (role, str(address).lstrip("!"))
-            if key in wired:
-                issues.append(ConfigIssue(path, f"{address} is already wired to {wired[key]}"))
-            wired[key] = path
-
     for name, m in cfg.motors.items():
-        claim("motor", f"motors.{name}.hal", m.hal)
-        claim("motor", f"motors.{name}.followers", m.followers)
+        _claim(wired, "motor", f"motors.{name}.hal", m.hal, issues)
+        _claim(wired, "motor", f"motors.{name}.followers", m.followers, issues)
         if m.followers and not m.hal:
             issues.append(ConfigIssue(f"motors.{name}.followers", "followers follow a leader: "
                                       "set hal to the controller they follow"))
@@ -584,61 +634,103 @@ def _check_wiring(cfg: Config, issues: list[ConfigIssue]) -> None:
                                       f"controllers (hal and followers) drive at least as many "
                                       f"motors: count = {m.count} is too few"))
     for name, enc in cfg.encoders.items():
-        path = f"encoders.{name}.hal"
-        claim("encoder", path, enc.hal)
+        _claim(wired, "encoder", f"encoders.{name}.hal", enc.hal, issues)
         for address in enc.hal:
-            if address.kind == "analog" and not enc.absolute:
-                issues.append(ConfigIssue(f"encoders.{name}.absolute", "an analog input reads "
-                                          "an absolute angle (0..5 V over full_range): "
-                                          "set absolute = true"))
-            if address.port == "absolute" and not enc.absolute:
-                issues.append(ConfigIssue(f"encoders.{name}.absolute", "a SPARK's absolute "
-                                          "encoder reads the shaft angle within one turn: "
-                                          "set absolute = true"))
-            if address.kind not in (*hal.CAN_ENCODERS, "analog"):
-                continue
-            if units.unit_kind(enc.unit) not in ("angle", "ticks"):
-                issues.append(ConfigIssue(f"encoders.{name}.unit", f"a {address.kind} encoder "
-                                          "counts shaft rotations: use an angle unit "
-                                          "(rotations, deg, rad) or ticks"))
-            if address.kind in hal.INTEGRATED_SENSORS and not address.port:
-                _check_integrated(cfg, name, address, issues)
-            if address.kind == "talonfx" and enc.mount != "motor":
-                issues.append(ConfigIssue(f"encoders.{name}.mount", "a Talon FX's rotor sensor "
-                                          "turns with the motor: set mount = \"motor\""))
+            _check_encoder_address(cfg, name, address, issues)
     for name, sol in cfg.solenoids.items():
-        claim("solenoid", f"solenoids.{name}.hal", sol.hal)
-        claim("solenoid", f"solenoids.{name}.reverse_hal", sol.reverse_hal)
+        _claim(wired, "solenoid", f"solenoids.{name}.hal", sol.hal, issues)
+        _claim(wired, "solenoid", f"solenoids.{name}.reverse_hal", sol.reverse_hal, issues)
         if sol.reverse_hal and not (sol.hal and sol.hal[0].kind == sol.reverse_hal[0].kind):
             issues.append(ConfigIssue(f"solenoids.{name}.reverse_hal", "a DoubleSolenoid's "
                                       "reverse channel is on the module of its forward "
                                       "channel: set hal to the forward channel, both ctre:N "
                                       "or both rev:N"))
     for name, sw in cfg.switches.items():
-        claim("switch", f"switches.{name}.hal", sw.hal)
+        _claim(wired, "switch", f"switches.{name}.hal", sw.hal, issues)
+
+
+def _claim(wired: dict[tuple[str, str], str], role: str, path: str,
+           addresses: tuple[hal.HalAddress, ...], issues: list[ConfigIssue]) -> None:
+    """Wire ``addresses`` (a device's direction: an inverted one is the same device) to the
+    key ``path`` in ``wired``; an address already wired to another key is an issue."""
+    for address in addresses:
+        key = (role, str(address).lstrip("!"))
+        if key in wired:
+            issues.append(ConfigIssue(path, f"{address} is already wired to {wired[key]}"))
+        wired[key] = path
+
+
+def _check_encoder_address(cfg: Config, name: str, address: hal.HalAddress,
+                           issues: list[ConfigIssue]) -> None:
+    """An encoder's HAL address fits its keys: an analog input or a SPARK's absolute port
+    reads an absolute angle; a CAN or analog encoder counts shaft rotations; an integrated
+    sensor is its motor's own."""
+    enc = cfg.encoders[name]
+    if address.kind == "analog" and not enc.absolute:
+        issues.append(ConfigIssue(f"encoders.{name}.absolute", "an analog input reads "
+                                  "an absolute angle (0..5 V over full_range): "
+                                  "set absolute = true"))
+    if address.port == "absolute" and not enc.absolute:
+        issues.append(ConfigIssue(f"encoders.{name}.absolute", "a SPARK's absolute "
+                                  "encoder reads the shaft angle within one turn: "
+                                  "set absolute = true"))
+    if address.kind not in (*hal.CAN_ENCODERS, "analog"):
+        return
+    if units.unit_kind(enc.unit) not in ("angle", "ticks"):
+        issues.append(ConfigIssue(f"encoders.{name}.unit", f"a {address.kind} encoder "
+                                  "counts shaft rotations: use an angle unit "
+                                  "(rotations, deg, rad) or ticks"))
+    if address.kind in hal.INTEGRATED_SENSORS and not address.port:
+        _check_integrated(cfg, name, address, issues)
+    if address.kind == "talonfx" and enc.mount != "motor":
+        issues.append(ConfigIssue(f"encoders.{name}.mount", "a Talon FX's rotor sensor "
+                                  "turns with the motor: set mount = \"motor\""))
 
 
 def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True) -> None:
-    reg = registry()
+    """The checks across keys and sections of a config whose keys are each usable: names
+    that refer to each other, what drives what, wiring, plausibility."""
     users: dict[str, str] = {}  # motor name -> key path that drives it
+    _check_drivetrain(cfg, issues, users)
+    _check_mechanisms(cfg, issues, users)
+    _check_encoders(cfg, issues)
+    _check_cylinders(cfg, issues)
+    _check_switches(cfg, issues)
+    _check_obstacles(cfg, issues)
+    _check_wiring(cfg, issues)
+    _check_names(cfg, issues)
+    if cfg.sim.tick < cfg.sim.substep:
+        issues.append(ConfigIssue(
+            "sim.tick", f"must be at least sim.substep ({cfg.sim.substep * 1e3:g} ms)"
+        ))
+    plausible.check(cfg, issues, own_field)
 
-    def use_motor(path: str, name: str) -> None:
-        if name in users:
-            issues.append(ConfigIssue(path, f"motor {name!r} already drives {users[name]}"))
-        users[name] = path
 
-    dt_type = reg.get("drivetrain", cfg.drivetrain_type)
+def _use_motor(users: dict[str, str], path: str, name: str, issues: list[ConfigIssue]) -> None:
+    """Record that the key ``path`` drives motor ``name``: a motor drives one thing."""
+    if name in users:
+        issues.append(ConfigIssue(path, f"motor {name!r} already drives {users[name]}"))
+    users[name] = path
+
+
+def _check_drivetrain(cfg: Config, issues: list[ConfigIssue], users: dict[str, str]) -> None:
+    """The drivetrain type's own checks; the motors it drives (into ``users``)."""
+    dt_type = registry().get("drivetrain", cfg.drivetrain_type)
     if dt_type is not None and dt_type.check is not None:
         for key, msg in dt_type.check(cfg.drivetrain, cfg):
             issues.append(ConfigIssue(_join("drivetrain", key), msg))
-    drive_users: dict[str, DriveMotor] = {}
     for use in drivetrain_motors(cfg):
         path = f"drivetrain.{use.key}"
         if use.motor not in cfg.motors:
             issues.append(ConfigIssue(path, missing_name("motor", use.motor, list(cfg.motors))))
         else:
-            use_motor(path, use.motor)
-        drive_users.setdefault(use.motor, use)
+            _use_motor(users, path, use.motor, issues)
+
+
+def _check_mechanisms(cfg: Config, issues: list[ConfigIssue], users: dict[str, str]) -> None:
+    """Each mechanism's motors and solenoids exist, a motor drives one thing (``users``);
+    each mechanism type's own checks."""
+    reg = registry()
     for mname, section in cfg.mechanisms.items():
         mt = reg.get("mechanism", section.type)
         if mt is None or section.config is None:
@@ -653,10 +745,19 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
                 issues.append(ConfigIssue(f"{prefix}.{inp.key}",
                                           missing_name(inp.kind, ref, list(pool))))
             elif inp.kind == "motor":
-                use_motor(f"{prefix}.{inp.key}", ref)
+                _use_motor(users, f"{prefix}.{inp.key}", ref, issues)
         if mt.check is not None:
             for key, msg in mt.check(section.config, cfg):
                 issues.append(ConfigIssue(_join(prefix, key), msg))
+
+
+def _check_encoders(cfg: Config, issues: list[ConfigIssue]) -> None:
+    """Each encoder's motor exists and drives something an encoder can measure, in a unit
+    and (absolute or not) that fit what it measures."""
+    reg = registry()
+    drive_users: dict[str, DriveMotor] = {}
+    for use in drivetrain_motors(cfg):
+        drive_users.setdefault(use.motor, use)
     drive_ok = all(m in cfg.motors for m in drive_users)
     driven = motor_mechanisms(cfg)
     for name, enc in cfg.encoders.items():
@@ -700,6 +801,10 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
             issues.append(ConfigIssue(f"{path}.absolute", "absolute encoders read the angle "
                                       "of a shaft: a rotating mechanism (arm, flywheel) or, "
                                       "in an angle unit, an elevator's drum"))
+
+
+def _check_cylinders(cfg: Config, issues: list[ConfigIssue]) -> None:
+    """Cylinders need a [pneumatics] section and an existing solenoid."""
     for name, cyl in cfg.cylinders.items():
         if cfg.pneumatics is None:
             issues.append(ConfigIssue(f"cylinders.{name}",
@@ -708,6 +813,12 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
             issues.append(ConfigIssue(f"cylinders.{name}.solenoid",
                                       missing_name("solenoid", cyl.solenoid,
                                                    list(cfg.solenoids))))
+
+
+def _check_switches(cfg: Config, issues: list[ConfigIssue]) -> None:
+    """Each limit switch senses an existing mechanism with a position, at a position of its
+    kind (length or angle)."""
+    reg = registry()
     for name, sw in cfg.switches.items():
         sensed = cfg.mechanisms.get(sw.mechanism)
         if sensed is None:
@@ -726,22 +837,24 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
                                       f"mechanism {sw.mechanism!r} has {units.article(joint)} "
                                       f"position: give {units.article(joint)} such as "
                                       f"{units.example(joint)}"))
+
+
+def _check_obstacles(cfg: Config, issues: list[ConfigIssue]) -> None:
+    """Each field obstacle given by its points is a convex polygon."""
     for name, obs in cfg.field.obstacles.items():
         if obs.points is not None and convex_ccw(obs.points) is None:
             issues.append(ConfigIssue(f"field.obstacles.{name}.points",
                                       "the points must outline a convex polygon, in order around "
                                       "it (split a concave element into convex pieces)"))
-    _check_wiring(cfg, issues)
+
+
+def _check_names(cfg: Config, issues: list[ConfigIssue]) -> None:
+    """Inputs (motors and solenoids) have names unique among them all."""
     for name in cfg.motors:
         if name in cfg.solenoids:
             issues.append(ConfigIssue(
                 f"solenoids.{name}", "a motor has the same name; input names must be unique"
             ))
-    if cfg.sim.tick < cfg.sim.substep:
-        issues.append(ConfigIssue(
-            "sim.tick", f"must be at least sim.substep ({cfg.sim.substep * 1e3:g} ms)"
-        ))
-    plausible.check(cfg, issues, own_field)
 
 
 MAX_SCHEMA_FILE = 2**20  # bytes; a scenario file is a few hundred

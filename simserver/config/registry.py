@@ -90,6 +90,17 @@ def validate_type(mt: ModelType) -> str:
             return f"{mt.name}: input {inp.key!r} is not a config field"
         if kinds[inp.key] != "text":
             return f"{mt.name}: input {inp.key!r} must be a text field (it holds a name)"
+    problem = _outputs_problem(mt)
+    if problem:
+        return problem
+    if not callable(mt.create):
+        return f"{mt.name}: create must be callable"
+    return ""
+
+
+def _outputs_problem(mt: ModelType) -> str:
+    """What is wrong with the declared outputs of ``mt``, or "": unique names, a path under
+    /simserver for a drivetrain, a plain name for a mechanism, at most one field2d."""
     seen = set()
     if sum(1 for o in mt.outputs if getattr(o, "type", None) == "field2d") > 1:
         return (f"{mt.name}: at most one field2d output (it is the Field2d object named after "
@@ -105,8 +116,6 @@ def validate_type(mt: ModelType) -> str:
             return (f"{mt.name}: output name {out.name!r} must be unique and use letters, "
                     "digits and '_' only (it becomes a topic name)")
         seen.add(out.name)
-    if not callable(mt.create):
-        return f"{mt.name}: create must be callable"
     return ""
 
 

@@ -22,7 +22,7 @@ import itertools
 import math
 import re
 from array import array
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import BinaryIO
@@ -42,6 +42,7 @@ MAX_FIELD = 256  # characters of one field: a value or a column name
 
 _TRUE = {"1", "true", "on", "yes"}
 _FALSE = {"0", "false", "off", "no"}
+_SWITCH = _TRUE | _FALSE
 
 
 class ScriptError(ValueError):
@@ -164,7 +165,23 @@ def _lines(p: Path, fh: BinaryIO) -> Iterator[str]:
 
 
 def _parse(p: Path, fh: BinaryIO, motors: list[str], solenoids: list[str]) -> Script:
+    """The Script in the open file ``fh`` (of ``p``): header, column names, then the rows."""
     rows = _rows(p, fh)
+    head_no, header = _header(p, rows, motors + solenoids)
+    _check_columns(p, head_no, header, motors + solenoids)
+    columns = _Columns(header, motors, solenoids)
+    for lineno, row in rows:
+        columns.add(p, lineno, row)
+    if not columns.times:
+        raise ScriptError(f"{p}: needs a header row and at least one data row")
+    return Script(columns.times, columns.motors, columns.solenoids, columns.axes,
+                  columns.buttons)
+
+
+def _header(p: Path, rows: Iterator[tuple[int, list[str]]], known: list[str]
+            ) -> tuple[int, list[str]]:
+    """(line number, column names) of the header row: the first row, whose first column must
+    be named 'time' or 't'."""
     first = next(rows, None)
     if first is None:
         raise ScriptError(f"{p}: needs a header row and at least one data row")
@@ -172,11 +189,16 @@ def _parse(p: Path, fh: BinaryIO, motors: list[str], solenoids: list[str]) -> Sc
     header = [h.strip() for h in header]
     if header[0].lower() not in ("time", "t"):
         # Not echoed: a file given by mistake (/etc/shadow, a config) is not shown.
-        example = ",".join(["time", *(motors + solenoids)[:2]])
+        example = ",".join(["time", *known[:2]])
         raise ScriptError(f"{p}: not an inputs CSV: its first row (row {head_no}) must be a "
                           f"header whose first column is 'time' (seconds), such as "
                           f"{example!r}")
-    known = motors + solenoids
+    return head_no, header
+
+
+def _check_columns(p: Path, head_no: int, header: list[str], known: list[str]) -> None:
+    """Every column after time names a motor or solenoid in ``known`` or a joystick axis or
+    button (buttons count from 1), and no name comes twice."""
     for name in header[1:]:
         if name not in known and not _STICK.match(name):
             hint = difflib.get_close_matches(name, known, n=1)
@@ -188,48 +210,83 @@ def _parse(p: Path, fh: BinaryIO, motors: list[str], solenoids: list[str]) -> Sc
             raise ScriptError(msg)
     if len(set(header)) != len(header):
         raise ScriptError(f"{p}: row {head_no}: duplicate column names")
-    times = array("d")
-    cols = {n: array("d") for n in header[1:] if n in motors}
-    sols: dict[str, list[bool]] = {n: [] for n in header[1:] if n in solenoids}
-    axes = {n: array("d") for n in header[1:] if "/axis" in n}
-    buttons: dict[str, list[bool]] = {n: [] for n in header[1:] if "/button" in n}
-    for name in buttons:
-        if _stick(name)[1] < 1:
+    for name in header[1:]:
+        if "/button" in name and _stick(name)[1] < 1:
             raise ScriptError(f"{p}: row {head_no}: column {name!r}: buttons count from 1")
-    for lineno, row in rows:
-        if len(row) != len(header):
-            raise ScriptError(f"{p}: row {lineno}: {len(row)} values, expected {len(header)}")
-        for col, (name, cell) in enumerate(zip(header, row, strict=True), start=1):
-            cell = cell.strip()
-            where = f"{p}: row {lineno}, column {col} ({name})"
-            if name in sols or name in buttons:
-                low = cell.lower()
-                if low not in _TRUE | _FALSE:
-                    raise ScriptError(f"{where}: expected 0/1 or true/false, got "
-                                      f"{excerpt(cell)}")
-                (sols[name] if name in sols else buttons[name]).append(low in _TRUE)
-                continue
+
+
+class _BadCell(ValueError):
+    """A cell that cannot be used; the message says why, without file, row or column."""
+
+
+class _Columns:
+    """The values of an inputs CSV's columns (header ``header``), read a row at a time."""
+
+    def __init__(self, header: list[str], motors: list[str], solenoids: list[str]):
+        self.header = header
+        self.times = array("d")
+        self.motors = {n: array("d") for n in header[1:] if n in motors}
+        self.solenoids: dict[str, list[bool]] = {n: [] for n in header[1:] if n in solenoids}
+        self.axes = {n: array("d") for n in header[1:] if "/axis" in n}
+        self.buttons: dict[str, list[bool]] = {n: [] for n in header[1:] if "/button" in n}
+        self.readers = [self._time, *map(self._reader, header[1:])]
+
+    def add(self, p: Path, lineno: int, row: list[str]) -> None:
+        """Append the values of ``row``, line ``lineno`` of ``p``; ScriptError naming the row
+        and the column of a bad value."""
+        if len(row) != len(self.header):
+            raise ScriptError(f"{p}: row {lineno}: {len(row)} values, expected "
+                              f"{len(self.header)}")
+        for col, (read, cell) in enumerate(zip(self.readers, row, strict=True), start=1):
             try:
-                value = float(cell)
-            except ValueError:
-                raise ScriptError(f"{where}: expected a number, got {excerpt(cell)}") from None
-            if not math.isfinite(value):
-                raise ScriptError(f"{where}: expected a finite number, got {excerpt(cell)}")
-            if col == 1:
-                if times and value <= times[-1]:
-                    raise ScriptError(f"{where}: times must increase, {value} follows "
-                                      f"{times[-1]}")
-                if value < 0:
-                    raise ScriptError(f"{where}: time must be ≥ 0 s")
-                times.append(value)
-            else:
-                what = "an axis" if name in axes else "duty cycle"
-                if not -1.0 <= value <= 1.0:
-                    raise ScriptError(f"{where}: {what} must be within -1..1, got {value}")
-                (axes if name in axes else cols)[name].append(value)
-    if not times:
-        raise ScriptError(f"{p}: needs a header row and at least one data row")
-    return Script(times, cols, sols, axes, buttons)
+                read(cell.strip())
+            except _BadCell as exc:
+                raise ScriptError(f"{p}: row {lineno}, column {col} ({self.header[col - 1]}): "
+                                  f"{exc}") from None
+
+    def _reader(self, name: str) -> Callable[[str], None]:
+        """What reads a cell of column ``name`` (not time) into its values."""
+        if name in self.solenoids or name in self.buttons:
+            switches = self.solenoids[name] if name in self.solenoids else self.buttons[name]
+            return lambda cell: switches.append(_switch(cell))
+        numbers, what = ((self.axes[name], "an axis") if name in self.axes else
+                         (self.motors[name], "duty cycle"))
+        return lambda cell: numbers.append(_duty(cell, what))
+
+    def _time(self, cell: str) -> None:
+        value = _number(cell)
+        if self.times and value <= self.times[-1]:
+            raise _BadCell(f"times must increase, {value} follows {self.times[-1]}")
+        if value < 0:
+            raise _BadCell("time must be ≥ 0 s")
+        self.times.append(value)
+
+
+def _switch(cell: str) -> bool:
+    """A solenoid's or button's cell: 0/1, true/false, on/off or yes/no."""
+    low = cell.lower()
+    if low not in _SWITCH:
+        raise _BadCell(f"expected 0/1 or true/false, got {excerpt(cell)}")
+    return low in _TRUE
+
+
+def _number(cell: str) -> float:
+    """A finite number."""
+    try:
+        value = float(cell)
+    except ValueError:
+        raise _BadCell(f"expected a number, got {excerpt(cell)}") from None
+    if not math.isfinite(value):
+        raise _BadCell(f"expected a finite number, got {excerpt(cell)}")
+    return value
+
+
+def _duty(cell: str, what: str) -> float:
+    """A motor's duty cycle or a joystick axis (``what``), -1..1."""
+    value = _number(cell)
+    if not -1.0 <= value <= 1.0:
+        raise _BadCell(f"{what} must be within -1..1, got {value}")
+    return value
 
 
 def _rows(p: Path, fh: BinaryIO) -> Iterator[tuple[int, list[str]]]:

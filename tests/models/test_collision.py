@@ -591,3 +591,76 @@ def test_robot_in_a_corner_between_two_elements_is_pushed_out_of_both():
     assert field.resolve(body, SHAPE_A, MASS_A, INERTIA_A)
     for px, py in to_field(SHAPE_A, body.x, body.y, body.heading):
         assert px <= 6.0 + 1e-12 and py >= 1.0 - 1e-12  # rounding of the push-out only
+
+
+# ---------------------------------------------------------------- the arithmetic, pinned
+
+# sha256 of the velocities (IEEE-754 bits) after IMPACTS, and of the contacts of BOXES, as the
+# solver of simserver 0ccb9e0 (before its contact rows were named) computed them: a change to
+# the floating-point operation order of solve_contacts or of the narrow phase changes them.
+# Inputs use + - * / only (no libm), and the solver sqrt, so the figures hold on every platform.
+# A deliberate change to the arithmetic updates these, saying why.
+IMPACTS_SHA256 = "6d0b8587f314324e5c4ffdb31df2f28bd96e867afeeec5af1bc986f20f4473a8"
+BOXES_SHA256 = "bf4d4eb1fe09c49e25468a8440b8ed80924012b9878c704dad7ec0071eeea59b"
+
+
+def _impacts() -> bytes:
+    """The velocities after 3000 impacts: one manifold (1 or 2 points) and several manifolds
+    (3-5 points with different normals, a robot in a corner), static and moving b, with and
+    without friction and restitution, slow (resting) and fast approaches."""
+    import random
+    import struct
+
+    rng = random.Random(2026)
+    normals = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0), (0.6, 0.8), (-0.8, 0.6),
+               (0.28, -0.96), (-0.96, -0.28), (0.7071067811865476, 0.7071067811865476)]
+    out = bytearray()
+    for k in range(3000):
+        count = (1, 2, 2, 3, 4, 5)[k % 6]
+        shared = k % 6 < 3  # one manifold: the points share a normal
+        nx, ny = rng.choice(normals)
+        contacts = []
+        for _ in range(count):
+            if not shared:
+                nx, ny = rng.choice(normals)
+            contacts.append((rng.uniform(-0.6, 0.6), rng.uniform(-0.6, 0.6), nx, ny))
+        scale = rng.choice((0.1, 1.0, 4.0))  # m/s: resting, slow, fast
+        a = Body(5.0, 4.0, 0.0, *(rng.uniform(-scale, scale) for _ in range(3)))
+        b = None if k % 4 == 0 else Body(rng.uniform(4.0, 6.0), rng.uniform(3.0, 5.0), 0.0,
+                                         *(rng.uniform(-scale, scale) for _ in range(3)))
+        masses = (rng.uniform(20.0, 70.0), rng.uniform(1.0, 8.0), rng.uniform(20.0, 70.0),
+                  rng.uniform(1.0, 8.0))  # kg, kg·m², kg, kg·m²
+        solve_contacts(a, masses[0], masses[1], b, masses[2], masses[3], contacts,
+                       rng.choice((0.0, 0.3, 1.0)), rng.choice((0.0, 0.4, 1.2)))
+        out += struct.pack("<3d", a.vx, a.vy, a.omega)
+        if b is not None:
+            out += struct.pack("<3d", b.vx, b.vy, b.omega)
+    return bytes(out)
+
+
+def _boxes() -> bytes:
+    """The contacts (normal, depth, points) of 3000 pairs of axis-aligned boxes (exact edge
+    normals, no trigonometry) placed to overlap, touch or miss."""
+    import random
+
+    rng = random.Random(2027)
+    out = []
+    for _ in range(3000):
+        x0, y0 = rng.uniform(0.0, 2.0), rng.uniform(0.0, 2.0)
+        a = box(x0, y0, x0 + rng.uniform(0.2, 1.0), y0 + rng.uniform(0.2, 1.0))
+        x1, y1 = rng.uniform(0.0, 2.5), rng.uniform(0.0, 2.5)
+        b = box(x1, y1, x1 + rng.uniform(0.2, 1.0), y1 + rng.uniform(0.2, 1.0))
+        out.append(repr(collide(a, b)))  # repr: each float exactly
+    return "\n".join(out).encode()
+
+
+def test_impulses_are_bit_identical_to_the_pinned_solver():
+    import hashlib
+
+    assert hashlib.sha256(_impacts()).hexdigest() == IMPACTS_SHA256
+
+
+def test_contacts_are_bit_identical_to_the_pinned_narrow_phase():
+    import hashlib
+
+    assert hashlib.sha256(_boxes()).hexdigest() == BOXES_SHA256

@@ -1,6 +1,8 @@
 """Config texts of the traced runs (tools/trace_cases.py): TOML fragments added to the
 example configs, and small edits of a config's text (a table's first lines, the start pose,
-the drivetrain's fidelity)."""
+the drivetrain's fidelity). Some repeat fragments of benchmarks/worlds.py and tests/worlds.py
+on purpose: a trace's inputs must stay put when a benchmark or a test changes its own, or the
+golden digests would change with them."""
 
 from __future__ import annotations
 

@@ -79,11 +79,6 @@ class Holonomic:
         self._travelled = 0.0
         self._peak = 0.0
 
-    @property
-    def motors(self) -> tuple[str, ...]:
-        """Names of the motor outputs the drivetrain consumes (drive first, then steer)."""
-        return tuple(g.name for g in self.groups)
-
     def reset(self, x: float, y: float, heading: float) -> None:
         """Place the robot at rest; wheels and modules at zero."""
         self.model.reset(x, y, heading)

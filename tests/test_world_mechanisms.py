@@ -186,3 +186,37 @@ def test_a_mechanism_can_read_a_cylinder_extension(registered):
         assert seen[-1] == 1.0
     finally:
         reg.types["mechanism"].pop("cylreader", None)
+
+
+@pytest.mark.parametrize(("create", "expected"), [
+    (lambda *_: None, "built a NoneType without mass, moment_of_inertia, reset, pose"),
+    (lambda *_: 1 / 0, "failed to build: ZeroDivisionError: division by zero"),
+])
+def test_a_drivetrain_type_that_builds_no_drivetrain_is_a_config_error(tmp_path, create,
+                                                                      expected):
+    """A plugin drivetrain whose create() returns something without the Drivetrain members,
+    or raises, stops `check` and `run` with exit 2 naming [drivetrain], not a traceback."""
+    from click.testing import CliRunner
+
+    from simserver.cli import main
+    from simserver.config.model import DrivetrainConfig
+    from simserver.world.drivetrains.differential import DIFFERENTIAL
+
+    reg = registry()
+    reg.add(ModelType(name="flat", role="drivetrain", config=DrivetrainConfig,
+                      doc="builds no drivetrain", create=create, motors=DIFFERENTIAL.motors),
+            "tests")
+    try:
+        path = tmp_path / "robot.toml"
+        path.write_text(default_config_text().replace("[drivetrain]\n",
+                                                      '[drivetrain]\ntype = "flat"\n'))
+        with pytest.raises(ModelBuildError) as exc:
+            World(loads(path.read_text()))
+        assert exc.value.path == "drivetrain"
+        assert expected in exc.value.message
+        for args in (["check", str(path)], ["run", str(path), "--fast", "--duration", "1"]):
+            result = CliRunner().invoke(main, args)
+            assert result.exit_code == 2, (args, result.output)
+            assert "drivetrain: model type 'flat' (from tests)" in result.stderr
+    finally:
+        reg.types["drivetrain"].pop("flat", None)

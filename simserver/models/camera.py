@@ -861,7 +861,8 @@ class Camera:
 
 
 class VisionSystem:
-    """Every camera of a robot, sharing the targets and the field elements.
+    """Every camera of a robot, sharing the targets and the field elements; ``fiducials``: the
+    tags they can detect (what a Limelight's own layout holds).
 
     Each camera draws from its own child of ``rng`` (spawned in the order of ``specs``), so
     adding a camera does not change the noise another one sees.
@@ -883,6 +884,7 @@ class VisionSystem:
             raise ValueError(f"camera names must be unique, got {names}")
         rng = rng if rng is not None else np.random.default_rng(0)
         children = rng.spawn(len(specs)) if specs else []
+        self.fiducials = tuple(fiducials)
         self.cameras: dict[str, Camera] = {
             s.name: Camera(s, fiducials, bearing_targets, obstacles, child)
             for s, child in zip(specs, children, strict=True)}

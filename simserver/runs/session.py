@@ -407,9 +407,11 @@ class Session:
 
     def _cameras(self) -> Cameras:
         """The main robot's cameras as its world built them, for the NT adapter."""
-        vision, cfg = self.world.vision, self.cfg
-        return Cameras({n: c.spec for n, c in vision.cameras.items()} if vision else {},
-                       cfg.vision.all_fiducials(cfg.field.season), self.world.field_size)
+        vision = self.world.vision
+        if vision is None:
+            return Cameras({}, (), self.world.field_size)
+        return Cameras({n: c.spec for n, c in vision.cameras.items()}, vision.fiducials,
+                       self.world.field_size)
 
     def run(self, progress: Callable[[float], None] | None = None) -> Summary:
         """Run until the duration elapses or a stop is requested; return the summary. The

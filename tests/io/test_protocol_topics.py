@@ -26,6 +26,7 @@ from simserver.config.loader import load
 from simserver.contract.topics import OTHER_ROBOT, PREFIX, matcher
 from simserver.io.formats import topics_for
 from tests.ntutil import REPO, SimserverProcess, client, free_port, wait_for
+from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 
@@ -44,36 +45,12 @@ NOT_IN_THIS_RUN = {
     "/<table>/robot_orientation_set": "published by the robot program (MegaTag2's input)",
 }
 
-EXTRA = """
-[motors.shoulder]
-type = "NEO"
-
-[motors.lift]
-type = "Kraken X60"
-count = 2
-
+EXTRA = SHOULDER_NEO + TWO_KRAKENS + ARM + LIFT + """
 [motors.shooter]
 type = "Falcon 500"
 
 [motors.slide]
 type = "NEO"
-
-[mechanisms.arm]
-type = "arm"
-motor = "shoulder"
-gearing = 60
-length = "0.6 m"
-mass = "3 kg"
-min_angle = "-80 deg"
-max_angle = "100 deg"
-
-[mechanisms.lift]
-type = "elevator"
-motor = "lift"
-gearing = 10
-drum_radius = "1 in"
-carriage_mass = "8 kg"
-max_height = "1.2 m"
 
 [mechanisms.shooter]
 type = "flywheel"

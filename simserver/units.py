@@ -41,6 +41,10 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "damping": ("[mass] / [time]", "N*s/m"),
     "kV (voltage per speed)": ("[mass] * [length] / [current] / [time] ** 2", "V*s/m"),
     "kA (voltage per acceleration)": ("[mass] * [length] / [current] / [time]", "V*s^2/m"),
+    "kV (voltage per angular speed)": ("[mass] * [length] ** 2 / [current] / [time] ** 2",
+                                       "V*s/rad"),
+    "kA (voltage per angular acceleration)": ("[mass] * [length] ** 2 / [current] / [time]",
+                                              "V*s^2/rad"),
 }
 
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from simserver.models.battery import Source
 from simserver.models.linear import AffineStep, expm
+from simserver.models.losses import coulomb_step
 from simserver.models.motor import MotorSpec
 
 GRAVITY = 9.80665  # m/s²
@@ -184,34 +185,10 @@ class SideGains:
 
 
 def characterized_side(v0: float, voltage: float, g: SideGains, h: float) -> tuple[float, float]:
-    """Exact speed and distance change of one side over ``h`` under ``voltage`` (constant).
-
-    Solves ``ka·dv/dt = V - ks·sgn(v) - kv·v``; a side at rest stays at rest while
-    ``|V| ≤ ks`` (static friction) and a moving side that reaches zero stops there if so.
-    Returns (v_end m/s, distance m).
-    """
-    rate = g.kv / g.ka
-    t_left = h
-    v = v0
-    dist = 0.0
-    for _ in range(3):  # at most: decelerate to 0, then restart in the other direction
-        if v == 0.0 and abs(voltage) <= g.ks:
-            return 0.0, dist
-        sign = math.copysign(1.0, v) if v != 0.0 else math.copysign(1.0, voltage)
-        v_inf = (voltage - g.ks * sign) / g.kv
-        if v != 0.0 and v_inf * sign < 0.0:
-            # Heading through zero: find when, stop there, then re-evaluate from rest.
-            t_zero = math.log((v_inf - v) / v_inf) / rate  # v(t)=0
-            if t_zero < t_left:
-                dist += v_inf * t_zero + (v - v_inf) * (-math.expm1(-rate * t_zero)) / rate
-                t_left -= t_zero
-                v = 0.0
-                continue
-        decay = math.exp(-rate * t_left)
-        dist += v_inf * t_left + (v - v_inf) * (-math.expm1(-rate * t_left)) / rate
-        v = v_inf + (v - v_inf) * decay
-        return v, dist
-    return v, dist
+    """Exact speed and distance change of one side over ``h`` under ``voltage`` (constant):
+    ``ka·dv/dt = V - ks·sgn(v) - kv·v`` with stiction (``losses.coulomb_step``).
+    Returns (v_end m/s, distance m)."""
+    return coulomb_step(v0, voltage, g.kv, g.ks, g.ka, h)
 
 
 class CharacterizedLongitudinal:

@@ -122,9 +122,10 @@ def subject_of(cfg: Config, mechanism: str | None = None) -> Subject:
         window = _window(c.min_angle, c.max_angle, c.soft_min, c.soft_max)
     elif kind == "linear" and c.min_position is not None and c.max_position is not None:
         window = _window(c.min_position, c.max_position, None, None)
+    gravity: Gravity = "constant" if kind == "elevator" else "cosine" if kind == "arm" \
+        else "none"
     return Subject(mechanism, kind, (c.motor,), angular=kind in ("arm", "flywheel"),
-                   gravity={"elevator": "constant", "arm": "cosine"}.get(kind, "none"),
-                   window=window)
+                   gravity=gravity, window=window)
 
 
 def _window(low: float, high: float, soft_low: float | None, soft_high: float | None

@@ -38,7 +38,7 @@ def warnings(result: Result) -> list[str]:
 
 
 def _row(name: str, fit: Fit, gravity: bool, offset: bool) -> str:
-    cells = f"{name:<14}{fit.samples:>8}{fit.ks:>11.4f}{fit.kv:>12.5f}{fit.ka:>12.5f}"
+    cells = f"{name:<14}{fit.samples:>8}{fit.ks:>11.4f}{fit.kv:>16.5f}{fit.ka:>16.5f}"
     if gravity:
         cells += f"{fit.kg:>10.4f}"
     if offset:

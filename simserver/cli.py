@@ -1,4 +1,4 @@
-"""Command line: ``simserver run | plot | check | motors | models | config``.
+"""Command line: ``simserver run | plot | check | sysid | motors | models | config``.
 
 Exit codes: 0 success, 1 runtime failure, 2 bad configuration, inputs or usage.
 """
@@ -551,6 +551,71 @@ def config_cmd(output: str | None) -> None:
         click.echo(f"wrote {output}")
     else:
         click.echo(text, nl=False)
+
+
+@main.command("sysid")
+@click.argument("config", required=False, type=click.Path(dir_okay=False))
+@click.option("--mechanism", metavar="NAME",
+              help="Characterize this mechanism (elevator, arm, flywheel, linear) instead of "
+                   "the drivetrain.")
+@click.option("--ramp-rate", type=float, default=1.0, show_default=True, metavar="V/S",
+              help="Voltage ramp of the quasistatic tests.")
+@click.option("--step-voltage", type=float, default=7.0, show_default=True, metavar="V",
+              help="Voltage step of the dynamic tests.")
+@click.option("--timeout", type=float, default=10.0, show_default=True, metavar="SECONDS",
+              help="Longest a test lasts.")
+@click.option("--period", type=float, default=0.02, show_default=True, metavar="SECONDS",
+              help="Sample period (the robot loop), rounded to whole physics substeps.")
+@click.option("--out", type=click.Path(dir_okay=False), metavar="WPILOG",
+              help="Where to write the data log (default: CONFIG's directory, or the current "
+                   "one for the bundled kitbot, named <config>-sysid-<name>.wpilog).")
+def sysid_cmd(config: str | None, mechanism: str | None, ramp_rate: float,
+              step_voltage: float, timeout: float, period: float, out: str | None) -> None:
+    """Run WPILib's SysId routine on the robot in CONFIG and fit its feedforward.
+
+    Quasistatic forward and reverse, then dynamic forward and reverse, as SysIdRoutine does,
+    with no robot program; prints kS, kV, kA (kG) with the fit quality and a
+    `characterization` table for the config, and writes the data log WPILib's SysId tool
+    opens. Docs: docs/sysid.md.
+
+    \b
+    Examples:
+      simserver sysid robot.toml
+      simserver sysid robot.toml --mechanism elevator --step-voltage 4
+    """
+    from simserver.sysid import FitError, Settings, SysIdError
+    from simserver.sysid.characterize import fit_result
+    from simserver.sysid.log import write_log
+    from simserver.sysid.report import report, toml_snippet
+    from simserver.sysid.routine import prepare, run_routine, subject_of
+    from simserver.world import ModelBuildError, World
+
+    cfg = _load(config)
+    source = config or "the bundled kitbot"
+    settings = Settings(ramp_rate, step_voltage, timeout, period)
+    try:
+        settings.check()
+        subject = subject_of(cfg, mechanism)
+        runs = run_routine(World(prepare(cfg, subject)), subject, settings)
+    except SysIdError as exc:
+        click.echo(f"simserver: sysid: {exc}", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    except ModelBuildError as exc:
+        click.echo(f"{source}: {exc}; nothing was run.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    stem = Path(config).stem if config else "kitbot"
+    path = Path(out) if out else (Path(config).parent if config else Path.cwd()) / \
+        f"{stem}-sysid-{subject.name}.wpilog"
+    written = _write("SysId log", lambda: write_log(path, subject.name, runs, subject.angular))
+    try:
+        result = fit_result(subject, settings, runs)
+    except FitError as exc:
+        click.echo(f"simserver: sysid: no constants: {exc}", err=True)
+        sys.exit(1)
+    click.echo(report(result, source))
+    click.echo("\n# for the config:\n" + toml_snippet(result))
+    if not written:
+        sys.exit(1)
 
 
 @main.command("docs", hidden=True)

@@ -1,0 +1,141 @@
+"""The routine on the simulator: fitted constants against first principles computed here from
+the config's numbers and wpimath's DCMotor (the models are ideal: no friction, no rotor
+inertia), where the subject stops, and the errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pytest
+from wpimath.system.plant import DCMotor
+
+from simserver.config.loader import load, load_default, loads
+from simserver.sysid import Settings, SysIdError, characterize
+from simserver.sysid.routine import STOP_MARGIN, subject_of
+from tests.worlds import ARM, ARM_BENCH, LIFT, SHOULDER_NEO, TWO_KRAKENS
+
+G = 9.80665
+FLYWHEEL = """
+[motors.shooter]
+type = "NEO"
+count = 2
+
+[mechanisms.shooter]
+type = "flywheel"
+motor = "shooter"
+gearing = 1.5
+moment_of_inertia = "0.004 kg*m^2"
+"""
+
+
+def within(fitted: float, expected: float, share: float = 0.02) -> bool:
+    return abs(fitted - expected) <= share * abs(expected)
+
+
+def test_kitbot_drivetrain_kv_ka_match_first_principles():
+    cfg = load_default()
+    result = characterize(cfg)
+    dt, motor = cfg.drivetrain, cfg.motors["left"]
+    one = DCMotor.CIM(1)
+    r, gearing, n = dt.wheel_diameter / 2, dt.gearing, motor.count
+    kv = gearing / (r * one.Kv)  # V per m/s at free speed
+    ka = (cfg.robot.mass / 2) * one.R * r / (n * gearing * one.Kt)  # half the robot per side
+    for fit in (result.fit, *result.fits.values()):
+        assert within(fit.kv, kv) and within(fit.ka, ka), (fit, kv, ka)
+        assert abs(fit.ks) < 0.01 and fit.r_squared > 0.999
+    assert set(result.fits) == {"left", "right"}
+
+
+def test_elevator_kv_ka_kg_match_first_principles_and_stop_short_of_the_top():
+    cfg = loads(LIFT + TWO_KRAKENS)
+    # A 20 ms sample is ten times the time constant of this elevator (2 ms): sample at 5 ms.
+    result = characterize(cfg, "lift", Settings(period=0.005))
+    c = cfg.mechanisms["lift"].config
+    one = DCMotor.krakenX60(1)
+    per_force = one.R * c.drum_radius / (2 * c.gearing * one.Kt)  # V per N of the carriage
+    fit = result.fit
+    assert within(fit.kv, c.gearing / (c.drum_radius * one.Kv)), fit
+    assert within(fit.ka, c.carriage_mass * per_force), fit
+    assert within(fit.kg, c.carriage_mass * G * per_force), fit
+    top = c.max_height - STOP_MARGIN * (c.max_height - c.min_height)
+    highest = max(run.position.max() for run in result.runs["lift"])
+    assert top - 0.05 < highest < c.max_height - 0.05  # stopped near the margin, not the stop
+
+
+def test_arm_kv_ka_kg_match_first_principles():
+    cfg = loads(ARM + SHOULDER_NEO)
+    result = characterize(cfg, "arm")
+    c = cfg.mechanisms["arm"].config
+    one = DCMotor.NEO(1)
+    inertia = c.mass * (c.length / 2) ** 2 + c.mass * c.length ** 2 / 12  # uniform rod
+    per_torque = one.R / (c.gearing * one.Kt)  # V per N·m at the pivot
+    fit = result.fit
+    assert within(fit.kv, c.gearing / one.Kv), fit
+    assert within(fit.ka, inertia * per_torque), fit
+    assert within(fit.kg, c.mass * G * c.length / 2 * per_torque), fit
+    assert abs(fit.offset) < 0.01
+
+
+def test_flywheel_kv_ka_match_first_principles():
+    cfg = loads(ARM_BENCH + FLYWHEEL)
+    fit = characterize(cfg, "shooter").fit
+    one = DCMotor.NEO(1)
+    c = cfg.mechanisms["shooter"].config
+    assert within(fit.kv, c.gearing / one.Kv, 0.001), fit
+    assert within(fit.ka, c.moment_of_inertia * one.R / (2 * c.gearing * one.Kt), 0.001), fit
+
+
+def test_swerve_drive_motors_kv_ka_match_first_principles_below_the_traction_limit():
+    cfg = load("examples/swerve/simserver.toml")
+    sw = cfg.drivetrain
+    module = next(iter(sw.modules.values()))
+    spec = cfg.motors[module.drive]
+    assert spec.type == "Kraken X60"
+    one = DCMotor.krakenX60(1)
+    r, gearing = sw.wheel_diameter / 2, sw.drive_gearing
+    # Each module carries its share of the robot plus its wheel's inertia (rotor included).
+    mass = cfg.robot.mass / len(sw.modules) + sw.wheel_inertia / r ** 2
+    ka = mass * one.R * r / (spec.count * gearing * one.Kt)
+    # A 7 V step spins these wheels (7 V / kA is about 4 g): step to half the traction limit.
+    step = 0.5 * sw.friction * G * ka
+    result = characterize(cfg, settings=Settings(step_voltage=step))
+    assert len(result.fits) == len(sw.modules)
+    assert within(result.fit.kv, gearing / (r * one.Kv)), result.fit
+    assert within(result.fit.ka, ka), result.fit
+
+
+def test_settings_change_the_voltages_the_routine_applies():
+    cfg = load_default()
+    result = characterize(cfg, settings=Settings(ramp_rate=0.5, step_voltage=4.0, timeout=2.0))
+    runs = result.runs["left"]
+    assert [r.state for r in runs] == ["quasistatic-forward", "quasistatic-reverse",
+                                       "dynamic-forward", "dynamic-reverse"]
+    assert max(abs(runs[0].voltage)) == pytest.approx(0.5 * 2.0, abs=0.05)
+    assert runs[3].voltage[-1] == pytest.approx(-4.0, abs=0.05)
+    assert all(r.time[-1] - r.time[0] <= 2.0 for r in runs)
+
+
+def test_unknown_mechanism_is_refused_naming_the_ones_there_are():
+    with pytest.raises(SysIdError, match=r"no mechanism 'lfit'.*lift"):
+        subject_of(loads(LIFT + TWO_KRAKENS), "lfit")
+
+
+def test_a_mechanism_type_that_cannot_be_characterized_is_named():
+    cfg = loads(LIFT + TWO_KRAKENS)
+    section = dataclasses.replace(cfg.mechanisms["lift"], type="turret")
+    cfg = dataclasses.replace(cfg, mechanisms={"lift": section})
+    with pytest.raises(SysIdError, match="'turret', which cannot be characterized"):
+        subject_of(cfg, "lift")
+
+
+def test_no_drivetrain_without_mechanism_says_which_mechanisms_there_are():
+    with pytest.raises(SysIdError, match=r"no \[drivetrain\].*--mechanism \(arm\)"):
+        subject_of(loads(ARM_BENCH))
+
+
+@pytest.mark.parametrize("field,value", [("ramp_rate", 0.0), ("step_voltage", -7.0),
+                                         ("timeout", math.inf), ("period", 5.0)])
+def test_settings_out_of_range_are_refused(field, value):
+    with pytest.raises(SysIdError, match=field.replace("_", " ")):
+        Settings(**{field: value}).check()

@@ -241,7 +241,9 @@ BEARING = TopicSpec(bearing_target("<camera>", "<target>"), "double[]", "out",
 OTHER_ROBOT = TopicSpec(robot_prefix("<robot>") + "/<topic...>", "(as its own)", "in/out", "",
                         "Every /simserver topic of this list for another robot of "
                         "`[robots.<robot>]` without scripted `inputs`: its motor and solenoid "
-                        "inputs and its sensors, pose, drive and mechanism state.")
+                        "inputs and its sensors, pose, drive and mechanism state. `--record` "
+                        "records every robot of `[robots]` (scripted ones too) under these "
+                        "names, with its truth entries.")
 _MODE_LIST = ", ".join(f'"{m}"' for m in MODES)
 BRIDGE = (
     TopicSpec(ROBOT_MODE, "string", "in", "",

@@ -136,7 +136,8 @@ class Session:
         self._wall0 = time.monotonic()
         walls = self.world.walls
         self.recorder = None if options.wpilog is None else WpilogRecorder(
-            options.wpilog, cfg, (walls.length, walls.width))
+            options.wpilog, cfg, (walls.length, walls.width),
+            {name: other.cfg for name, other in self.others.items()})
 
     def request_stop(self, *_: object) -> None:
         """Ask the loop to end after the current tick (safe from a signal handler)."""
@@ -285,7 +286,8 @@ class Session:
         if self.trace is not None:
             self.trace.record(snap)
         if self.recorder is not None:
-            self.recorder.record(snap, self.robot_mode, self.enabled_at, commands)
+            self.recorder.record(snap, self.robot_mode, self.enabled_at, commands,
+                                 {name: w.snapshot() for name, w in self.others.items()})
         check = self.options.check
         if check is not None and (self.options.enable is None or self.enabled_at is not None):
             check.observe(snap.time - (self.enabled_at or 0.0), snap)

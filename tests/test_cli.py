@@ -94,7 +94,7 @@ def test_scripted_run_prints_summary_and_writes_a_png(tmp_path):
     code, out, _ = run_cli("run", "--inputs", str(S_CURVE), "--fast", "--plot", str(png))
     assert code == 0, out
     assert "simulated time           10.00 s" in out
-    assert "minimum battery voltage" in out and "peak motor current" in out
+    assert "minimum battery voltage" in out and "peak battery current" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 

@@ -39,7 +39,13 @@ class Snapshot:
     such as "drive/module_states"; struct outputs as wpimath objects); drive_log: those it
     declares for recordings only (``nt=False``). chassis_speeds: robot-frame
     (vx, vy, omega). frames: camera frames delivered during the last
-    tick, in delivery order."""
+    tick, in delivery order.
+
+    battery_voltage, battery_current and brownout are the battery's state after the tick's
+    last substep; min_voltage, max_current and brownout_in_tick aggregate every substep of the
+    tick (the lowest bus voltage V, the largest current drawn A, browned out at any substep),
+    so a brownout or a current spike shorter than a tick cannot hide between two snapshots.
+    Before the first tick they equal the instant values."""
 
     time: float
     x: float
@@ -61,6 +67,9 @@ class Snapshot:
     drawings: dict[str, Drawing] = field(default_factory=dict)
     brownout: bool = False
     breaker_tripped: bool = False
+    min_voltage: float = 0.0
+    max_current: float = 0.0
+    brownout_in_tick: bool = False
     switches: dict[str, bool] = field(default_factory=dict)
     pneumatics: Pneumatics | None = None
     wall_hits: int = 0

@@ -93,6 +93,9 @@ BATTERY_CURRENT = f"{PREFIX}/battery/current"
 BATTERY_CHARGE = f"{PREFIX}/battery/charge_used"
 BROWNOUT = f"{PREFIX}/battery/brownout"
 BREAKER = f"{PREFIX}/battery/breaker_tripped"
+BATTERY_MIN_VOLTAGE = f"{PREFIX}/battery/min_voltage"
+BATTERY_MAX_CURRENT = f"{PREFIX}/battery/max_current"
+BROWNOUT_IN_TICK = f"{PREFIX}/battery/brownout_in_tick"
 TIME = f"{PREFIX}/time"
 HEARTBEAT = f"{PREFIX}/heartbeat"
 CHASSIS_SPEEDS = f"{PREFIX}/drive/chassis_speeds"
@@ -192,11 +195,23 @@ STATE = (
     TopicSpec(GYRO_YAW, "double", "out", "deg",
               "Gyro yaw since reset, CCW positive, continuous (not wrapped)."),
     TopicSpec(GYRO_RATE, "double", "out", "deg/s", "Gyro yaw rate, CCW positive."),
-    TopicSpec(BATTERY_VOLTAGE, "double", "out", "V", "Battery terminal (bus) voltage."),
-    TopicSpec(BATTERY_CURRENT, "double", "out", "A", "Total current drawn from the battery."),
+    TopicSpec(BATTERY_VOLTAGE, "double", "out", "V",
+              "Battery terminal (bus) voltage at the end of the tick (its last substep)."),
+    TopicSpec(BATTERY_CURRENT, "double", "out", "A",
+              "Total current drawn from the battery at the end of the tick (its last substep)."),
+    TopicSpec(BATTERY_MIN_VOLTAGE, "double", "out", "V",
+              "Lowest bus voltage at any substep of the tick: a sag or brownout shorter than "
+              "a tick shows here even when the end-of-tick voltage has recovered."),
+    TopicSpec(BATTERY_MAX_CURRENT, "double", "out", "A",
+              "Largest total current drawn from the battery at any substep of the tick "
+              "(negative only if the battery was charged by regeneration throughout)."),
     TopicSpec(BATTERY_CHARGE, "double", "out", "Ah", "Charge drawn since reset."),
     TopicSpec(BROWNOUT, "boolean", "out", "",
-              "True while the roboRIO is browned out (every motor output cut)."),
+              "True while the roboRIO is browned out (every motor output cut), at the end "
+              "of the tick."),
+    TopicSpec(BROWNOUT_IN_TICK, "boolean", "out", "",
+              "True if the roboRIO was browned out at any substep of the tick (a brownout "
+              "that toggles faster than the tick shows here, not always in `brownout`)."),
     TopicSpec(BREAKER, "boolean", "out", "",
               "True once the main breaker has tripped (bus at 0 V until reset)."),
 )
@@ -226,7 +241,9 @@ BEARING = TopicSpec(bearing_target("<camera>", "<target>"), "double[]", "out",
 OTHER_ROBOT = TopicSpec(robot_prefix("<robot>") + "/<topic...>", "(as its own)", "in/out", "",
                         "Every /simserver topic of this list for another robot of "
                         "`[robots.<robot>]` without scripted `inputs`: its motor and solenoid "
-                        "inputs and its sensors, pose, drive and mechanism state.")
+                        "inputs and its sensors, pose, drive and mechanism state. `--record` "
+                        "records every robot of `[robots]` (scripted ones too) under these "
+                        "names, with its truth entries.")
 _MODE_LIST = ", ".join(f'"{m}"' for m in MODES)
 BRIDGE = (
     TopicSpec(ROBOT_MODE, "string", "in", "",
@@ -346,8 +363,12 @@ def own_reference() -> list[TopicSpec]:
 
 def extra_values(snap: Snapshot) -> dict[str, Any]:
     """Topic -> value of the switch and pneumatic outputs in ``snap`` (see
-    :func:`extra_specs`) and the battery's brownout and breaker state."""
-    out: dict[str, Any] = {BROWNOUT: snap.brownout, BREAKER: snap.breaker_tripped}
+    :func:`extra_specs`), the battery's brownout and breaker state and the tick's battery
+    aggregates."""
+    out: dict[str, Any] = {BROWNOUT: snap.brownout, BREAKER: snap.breaker_tripped,
+                           BROWNOUT_IN_TICK: snap.brownout_in_tick,
+                           BATTERY_MIN_VOLTAGE: snap.min_voltage,
+                           BATTERY_MAX_CURRENT: snap.max_current}
     out.update({switch(n): v for n, v in snap.switches.items()})
     p = snap.pneumatics
     if p is not None:

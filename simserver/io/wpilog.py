@@ -182,6 +182,11 @@ def _mechanism_topics(cfg: Config) -> dict[str, dict[str, tuple[str, bool]]]:
     return out
 
 
+def under(robot: str, name: str) -> str:
+    """Entry ``name`` (a /simserver name) of another robot of the arena: under its prefix."""
+    return topics.robot_prefix(robot) + name.removeprefix(topics.PREFIX)
+
+
 def _field2d(poses: Any) -> list[float]:
     """Poses (x m, y m, heading rad) as the Field2d wire has them: [x, y, deg, ...]."""
     return [v for x, y, h in poses for v in (float(x), float(y), math.degrees(h))]
@@ -191,15 +196,22 @@ class WpilogRecorder:
     """Writes one run to a ``.wpilog``: :meth:`record` after every tick, then :meth:`close`
     (also after Ctrl-C: the file is complete once closed)."""
 
-    def __init__(self, path: str | Path, cfg: Config, field_size: tuple[float, float]):
+    def __init__(self, path: str | Path, cfg: Config, field_size: tuple[float, float],
+                 others: Mapping[str, Config] | None = None):
         """Create ``path`` (and its parents) and record the field size (m); RecordError if the
-        file cannot be written."""
+        file cannot be written. ``others``: the other robots of the arena (``[robots.<name>]``)
+        by name, recorded under :func:`~simserver.contract.topics.robot_prefix` with the same
+        entries as the main robot's (their Field2d poses are on the SimField, not recorded)."""
         self.path = Path(path)
         self._log = _open(self.path)
         self._mechanisms = _mechanism_topics(cfg)
         pieces = [field2d.PIECES.of(mechanism=m) for m, outputs in self._mechanisms.items()
                   if any(poses for _, poses in outputs.values())]
         self._specs = {s.name: s for s in (*topics.contract_for(cfg), *pieces, *LOG_SPECS)}
+        self._others = {name: _mechanism_topics(other) for name, other in (others or {}).items()}
+        for name, other in (others or {}).items():
+            self._specs.update({under(name, s.name): s for s in (
+                *topics.contract_for(other), *LOG_SPECS) if s.name.startswith(topics.PREFIX)})
         self._writers: dict[str, Writer] = {}
         self._epoch = 0.0  # s: log time of simulated time 0 (moves on at a world reset)
         self._last_time = 0.0  # s: simulated time of the last snapshot
@@ -219,10 +231,12 @@ class WpilogRecorder:
 
     def record(self, snap: Snapshot, robot_mode: str | None = None,
                enabled_at: float | None = None,
-               commands: Mapping[str, object] | None = None) -> None:
+               commands: Mapping[str, object] | None = None,
+               others: Mapping[str, Snapshot] | None = None) -> None:
         """Append one tick: ``snap`` (after the step), the robot program's Driver Station mode,
-        the simulated time (s) it was enabled at, and the Driver Station commands sent to it
-        (topic -> mode string or joystick array)."""
+        the simulated time (s) it was enabled at, the Driver Station commands sent to it
+        (topic -> mode string or joystick array) and the other robots' snapshots by name
+        (those given to the constructor)."""
         if self.closed:
             return
         if snap.time < self._last_time:  # the world was reset: keep the log's clock going
@@ -231,6 +245,13 @@ class WpilogRecorder:
         ts = stamp(self._epoch + snap.time)
         for name, value in self.values(snap).items():
             self._write(name, value, ts)
+        for robot, other in (others or {}).items():
+            mechanisms = self._others.get(robot)
+            if mechanisms is None:
+                continue
+            for name, value in self.values(other, mechanisms).items():
+                if name.startswith(topics.PREFIX):
+                    self._write(under(robot, name), value, ts)
         if robot_mode is not None:
             self._write(topics.ROBOT_MODE, robot_mode, ts)
         for name, value in (commands or {}).items():
@@ -271,8 +292,11 @@ class WpilogRecorder:
             self.records += 1
             self._pending += RECORD_OVERHEAD + _payload(v.value)
 
-    def values(self, snap: Snapshot) -> dict[str, Any]:
-        """Entry name -> value of everything recorded from one snapshot."""
+    def values(self, snap: Snapshot,
+               mechanisms: dict[str, dict[str, tuple[str, bool]]] | None = None
+               ) -> dict[str, Any]:
+        """Entry name -> value of everything recorded from one snapshot (of the main robot,
+        or of a robot whose mechanisms' topics are ``mechanisms``)."""
         out: dict[str, Any] = {
             TRUTH_X: snap.x, TRUTH_Y: snap.y, TRUTH_HEADING: snap.heading,
             TRUTH_VX: snap.vx, TRUTH_VY: snap.vy, TRUTH_OMEGA: snap.omega,
@@ -283,7 +307,7 @@ class WpilogRecorder:
         out.update({topics.solenoid(n): v for n, v in snap.solenoids.items()})
         out.update(topics.output_values(snap))
         for mech, outputs in snap.mechanisms.items():
-            names = self._mechanisms.get(mech, {})
+            names = (self._mechanisms if mechanisms is None else mechanisms).get(mech, {})
             for key, value in outputs.items():
                 if key in names:
                     topic, poses = names[key]

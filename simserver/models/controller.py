@@ -22,7 +22,21 @@ Per call of :meth:`MotorController.apply` (one substep of ``h`` seconds), in thi
 6. **Stator limit** (A, 0 = none): ``I_stator = (V - ω/Kv)/R`` is held to ±limit by setting
    ``V = ω/Kv ± limit·R``, which in the motoring quadrant lowers ``|V|``; when braking while
    driving it moves V toward the back-EMF, as current-regulating firmware does. ``|V| ≤ V_bus``.
-7. **Supply limit** (A, 0 = none): the bus current of a PWM bridge is
+   The models report the current at the end of the substep, when the motor has sped up by
+   ``Δω``: with ω from the substep's start the current ended ``Δω/(Kv·R)`` short of the limit
+   (39.91 A for a 40 A limit). So the limits use the speed the motor will have at the end,
+   extrapolated from the last substep's change, ``ω + (ω - ω_prev)``, and a limited output's
+   duty is taken on the bus voltage extrapolated alike (a drivetrain applies the duty to the bus
+   it solves in the substep, which sags as the motors speed up): under a limit the motor
+   accelerates steadily and the current settles exactly at it (the first driven substep after
+   neutral or a reset has no history and uses ω and the bus as they are; the bus is
+   extrapolated from the third on, as the bus the first one was handed predates its load).
+   Transients of the extrapolation decay by ``1 - e^(-h/τ_m)`` per substep (τ_m the motor's
+   mechanical time constant), never oscillating. Held over the substep, the voltage cannot keep
+   the current flat while the back-EMF rises: it ends at the limit and averages half the
+   substep's drop ``Δω/(Kv·R)`` above it (the torque, so the speed gained, is that much high).
+7. **Supply limit** (A, 0 = none), with the same extrapolated ω: the bus current of a PWM
+   bridge is
    ``I_supply = (V/V_bus)·I_stator`` (``V_bus·I_supply = V·I_stator``, lossless bridge). When
    it exceeds the limit, ``|V|`` is lowered to the root of ``V·(V - ω/Kv) = limit·R·V_bus`` on
    V's side, so ``I_supply`` equals the limit. Only current drawn from the bus is limited;
@@ -126,6 +140,9 @@ class MotorController:
     def reset(self) -> None:
         """Output back to neutral, ramp state 0."""
         self.ramped = 0.0  # duty after the ramp, before noise
+        # (shaft speed rad/s, bus voltage V, whether a driven substep came before) at the
+        # last driven substep's start; None after neutral
+        self._last: tuple[float, float, bool] | None = None
         self.coasting = self.neutral == "coast"
         self.output = ControllerOutput(0.0, 0.0, self.coasting)
 
@@ -158,15 +175,27 @@ class MotorController:
         emf = motor_speed / self.motor.kv
         if not enabled or abs(d) <= self.neutral_deadband:
             self.coasting = self.neutral == "coast"
+            self._last = None
             out = ControllerOutput(emf if self.coasting else 0.0, 0.0, self.coasting)
         else:
             self.coasting = False
-            out = self._drive(d, bus_voltage, emf)
+            last = self._last
+            self._last = (motor_speed, bus_voltage, last is not None)
+            if last is None or not (self.stator_limit or self.supply_limit):
+                out = self._drive(d, bus_voltage, emf, bus_voltage)
+            else:
+                ahead = (2.0 * motor_speed - last[0]) / self.motor.kv
+                # the bus handed to the first driven substep predates this motor's load
+                bus_ahead = 2.0 * bus_voltage - last[1] if last[2] else bus_voltage
+                out = self._drive(d, bus_voltage, ahead,
+                                  bus_ahead if bus_ahead > 0.0 else bus_voltage)
         self.output = out
         return out
 
-    def _drive(self, d: float, v_bus: float, emf: float) -> ControllerOutput:
-        """Bridge voltage for duty ``d``, with the stator then the supply limit applied."""
+    def _drive(self, d: float, v_bus: float, emf: float, bus_ahead: float) -> ControllerOutput:
+        """Bridge voltage for duty ``d``, with the stator then the supply limit applied for a
+        back-EMF ``emf`` V (the one expected at the substep's end); a limited voltage becomes
+        the duty that gives it on the bus expected then, ``bus_ahead`` V."""
         r = self.motor.R
         v = d * v_bus
         stator_hit = supply_hit = False
@@ -182,7 +211,7 @@ class MotorController:
             if v * (v - emf) > p:  # drawing more than the limit from the bus
                 v = _supply_root(emf, p) if v > 0.0 else -_supply_root(-emf, p)
                 supply_hit = True
-        eff = v / v_bus if v_bus > 0.0 else d
+        eff = d if v_bus <= 0.0 else v / (bus_ahead if stator_hit or supply_hit else v_bus)
         return ControllerOutput(v, eff, False, stator_hit, supply_hit)
 
     def currents(self, v_applied: float, bus_voltage: float, motor_speed: float,

@@ -40,7 +40,10 @@ _CHANNELS = {
     "x": TRUTH_X, "y": TRUTH_Y, "heading": TRUTH_HEADING, "vx": TRUTH_VX, "vy": TRUTH_VY,
     "v_left": WHEEL_LEFT, "v_right": WHEEL_RIGHT, "omega": TRUTH_OMEGA,
     "voltage": topics.BATTERY_VOLTAGE, "current": topics.BATTERY_CURRENT,
+    "min_voltage": topics.BATTERY_MIN_VOLTAGE, "max_current": topics.BATTERY_MAX_CURRENT,
 }
+# Aggregate channel -> the instant one a recording made before the aggregates stands in for.
+_BEFORE_AGGREGATES = {"min_voltage": "voltage", "max_current": "current"}
 _CURRENTS = topics.current("")
 
 
@@ -56,6 +59,9 @@ def read_recording(path: str | Path) -> Recording:
     times = clock[0]
     columns = {ch: _hold(series.get(name), times) for ch, name in _CHANNELS.items()}
     columns["time"] = [t * 1e-6 for t in times]
+    for channel, instant in _BEFORE_AGGREGATES.items():
+        if _CHANNELS[channel] not in series:
+            columns[channel] = columns[instant]
     currents = {name[len(_CURRENTS):]: _hold(s, times) for name, s in sorted(series.items())
                 if name.startswith(_CURRENTS)}
     length, width = series.get(FIELD_LENGTH), series.get(FIELD_WIDTH)

@@ -12,14 +12,16 @@ from pathlib import Path
 from simserver.contract.snapshot import SIDE_SPEEDS, Snapshot
 
 CHANNELS = ("time", "x", "y", "heading", "vx", "vy", "v_left", "v_right", "omega", "voltage",
-            "current")
+            "current", "min_voltage", "max_current")
 
 
 class Trace:
     """Per-tick samples in compact arrays (8 bytes a value). Channels (``CHANNELS``): time s,
     x m, y m, heading rad, field-frame velocity vx/vy m/s, the wheel speeds of a drivetrain
     with sides v_left/v_right m/s (its ``SIDE_SPEEDS`` outputs; NaN without), yaw rate omega
-    rad/s, battery voltage V and current A; ``motor_currents``: motor name -> stator current A."""
+    rad/s, battery voltage V and current A at the tick's end, and the lowest voltage V and
+    largest current A during the tick (``Snapshot.min_voltage``, ``max_current``);
+    ``motor_currents``: motor name -> stator current A."""
 
     def __init__(self) -> None:
         self.data = {c: array("d") for c in CHANNELS}
@@ -56,6 +58,8 @@ class Trace:
         d["omega"].append(s.omega)
         d["voltage"].append(s.battery_voltage)
         d["current"].append(s.battery_current)
+        d["min_voltage"].append(s.min_voltage)
+        d["max_current"].append(s.max_current)
         for name, amps in s.currents.items():
             self.motor_currents.setdefault(name, array("d")).append(amps)
 
@@ -64,8 +68,41 @@ class Trace:
 
 
 @dataclass
+class BatteryExtremes:
+    """The battery's worst over a run, from each tick's aggregates (``Snapshot.min_voltage``,
+    ``max_current``, ``brownout_in_tick``): the figures the summary shows, the scenario checks
+    and the recording holds, so all of them agree. Units: V, A, s (simulated time)."""
+
+    min_voltage: float = math.inf
+    min_voltage_time: float = math.nan
+    peak_current: float = -math.inf
+    peak_current_time: float = math.nan
+    brownout_ticks: int = 0
+    first_brownout: float | None = None
+
+    def observe(self, snap: Snapshot, t: float | None = None) -> None:
+        """Take one tick's snapshot, at time ``t`` s (default: ``snap.time``)."""
+        t = snap.time if t is None else t
+        if snap.min_voltage < self.min_voltage:
+            self.min_voltage, self.min_voltage_time = snap.min_voltage, t
+        if snap.max_current > self.peak_current:
+            self.peak_current, self.peak_current_time = snap.max_current, t
+        if snap.brownout_in_tick:
+            self.brownout_ticks += 1
+            if self.first_brownout is None:
+                self.first_brownout = t
+
+
+
+def brownout_text(ticks: int, first: float | None) -> str:
+    """"none", or in how many ticks the robot browned out and the first one's time (s)."""
+    return "none" if first is None else f"in {ticks} ticks, first at {first:.2f} s"
+
+
+@dataclass
 class Summary:
-    """End-of-run figures. Units: s, m, deg, A, V, Ah."""
+    """End-of-run figures. Units: s, m, deg, A, V, Ah. peak_battery_current, min_voltage and
+    the brownouts come from :class:`BatteryExtremes` (each tick's aggregates)."""
 
     sim_time: float
     wall_time: float
@@ -73,9 +110,11 @@ class Summary:
     x: float
     y: float
     heading_deg: float
-    peak_current: float
+    peak_battery_current: float
     min_voltage: float
     charge_used: float
+    brownout_ticks: int = 0
+    first_brownout: float | None = None  # s; None: no brownout
     rejected_inputs: int = 0
     # Real time with the bridge: robot periods whose sensors came after their loop's budget
     # (the robot program then ran that loop on the previous sensors). None: not such a run.
@@ -93,8 +132,9 @@ class Summary:
             ("wall time", f"{self.wall_time:.2f} s ({factor:.0f}× real time)"),
             ("distance driven", f"{self.distance:.2f} m"),
             ("final pose", f"x {self.x:.2f} m, y {self.y:.2f} m, heading {self.heading_deg:.1f}°"),
-            ("peak motor current", f"{self.peak_current:.1f} A (per drive motor output)"),
+            ("peak battery current", f"{self.peak_battery_current:.1f} A"),
             ("minimum battery voltage", f"{self.min_voltage:.2f} V"),
+            ("brownout", brownout_text(self.brownout_ticks, self.first_brownout)),
             ("battery charge used", f"{self.charge_used * 1000:.1f} mAh"),
             ("rejected input values", f"{self.rejected_inputs}"),
             *([("timing", self.timing)] if self.timing else []),
@@ -128,6 +168,16 @@ def write_trace(trace: Trace, path: str | Path) -> Path:
         for row in zip(d["time"], d["x"], d["y"], d["heading"], strict=True):
             fh.write(",".join(repr(v) for v in row) + "\n")
     return out
+
+
+def battery_caption(trace: Trace) -> str:
+    """What the plot says of the battery: the lowest voltage and the largest current of the
+    run, from the tick aggregates (the summary's and the recording's figures)."""
+    d = trace.data
+    low = min(d["min_voltage"], default=math.nan)
+    high = max(d["max_current"], default=math.nan)
+    return (f"end of tick (solid), worst within each tick (dotted): lowest {low:.2f} V, "
+            f"peak {high:.1f} A")
 
 
 def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
@@ -177,12 +227,15 @@ def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
     if trace.motor_currents:
         ax_m.legend(fontsize="small")
     ax3 = fig.add_subplot(grid[3, 1], sharex=ax1)
-    ax3.plot(t, d["voltage"], color="tab:orange")
+    ax3.plot(t, d["voltage"], color="tab:orange", lw=0.8)
+    ax3.plot(t, d["min_voltage"], color="tab:orange", lw=1.4, ls=":")
     ax3.set_ylabel("battery (V)", color="tab:orange")
     ax3.set_xlabel("time (s)")
     ax4 = ax3.twinx()
     ax4.plot(t, d["current"], color="tab:red", lw=0.8)
+    ax4.plot(t, d["max_current"], color="tab:red", lw=1.4, ls=":")
     ax4.set_ylabel("battery current (A)", color="tab:red")
+    ax3.set_title(battery_caption(trace), fontsize="small")
     for a in (ax1, ax2, ax_m, ax3):
         a.grid(alpha=0.3)
     fig.suptitle(title)

@@ -45,6 +45,7 @@ from simserver.config.fields import (
 )
 from simserver.config.loader import ConfigError, ConfigIssue, load_schema_file
 from simserver.contract.snapshot import Snapshot
+from simserver.runs.report import BatteryExtremes
 from simserver.util.untrusted import FileRefused, clip, excerpt, read_text
 
 ENABLE_MODES = ("autonomous", "teleop", "test")
@@ -134,7 +135,8 @@ class Expectations:
         False, "Fail if the robot touches a field wall or a field element (`[field] "
         "elements`, `[field.obstacles]`) after being enabled.")
     min_battery_voltage: float | None = optional_quantity(
-        "voltage", "Fail if the battery voltage drops below this. Default: not checked.",
+        "voltage", "Fail if the battery voltage drops below this at any substep (the "
+        "ticks' `/simserver/battery/min_voltage`). Default: not checked.",
         positive=True)
     trajectory: TrajectoryExpectation | None = optional_section(
         "Compare the true path with a trajectory file. Default: no comparison.")
@@ -473,8 +475,7 @@ class ScenarioCheck:
         self._last: Snapshot | None = None
         self._hits_at_start = 0
         self._first_hit_time: float | None = None
-        self._min_voltage = math.inf
-        self._min_voltage_time = 0.0
+        self._battery = BatteryExtremes()
         self._errors = _ErrorStats()
         self._contacts_at_start = 0
         self._first_contact: tuple[float, str] | None = None  # (t s, what was touched)
@@ -524,8 +525,7 @@ class ScenarioCheck:
             self._first_contact = (t, snap.last_contact or "a field wall or element")
         if self._odometry is not None:
             self._odometry.truth(t, snap.x, snap.y, snap.heading)
-        if snap.battery_voltage < self._min_voltage:
-            self._min_voltage, self._min_voltage_time = snap.battery_voltage, t
+        self._battery.observe(snap, t)
         error = self._trajectory_error(t, snap)
         if error is not None:
             self._errors.add(t, error)
@@ -664,10 +664,9 @@ class ScenarioCheck:
         expected = f"battery ≥ {minimum:.2f} V"
         if self._last is None:
             return self._never("min_battery_voltage", expected, ("min_voltage", "time"))
-        v = self._min_voltage
+        v, at = self._battery.min_voltage, self._battery.min_voltage_time
         return CheckResult("min_battery_voltage", v >= minimum, expected,
-                           f"lowest {v:.2f} V at {_s(self._min_voltage_time)}",
-                           {"min_voltage": v, "time": self._min_voltage_time})
+                           f"lowest {v:.2f} V at {_s(at)}", {"min_voltage": v, "time": at})
 
     def _check_trajectory(self, spec: TrajectoryExpectation) -> CheckResult:
         limits = [f"max ≤ {_m(spec.max_error)}" if spec.max_error is not None else "",

@@ -38,7 +38,7 @@ from simserver.io.stepwire import (
 )
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
-from simserver.runs.report import Summary, Trace
+from simserver.runs.report import BatteryExtremes, Summary, Trace
 from simserver.runs.scenario import ScenarioCheck
 from simserver.util.lograte import LogLimiter
 from simserver.util.untrusted import clip
@@ -115,6 +115,7 @@ class Session:
         self.other_nt: dict[str, NtAdapter] = {}
         self.tick = max(1, round(cfg.sim.tick / cfg.sim.substep)) * cfg.sim.substep
         self.trace = Trace() if options.record else None
+        self.battery = BatteryExtremes()  # the run's worst, every tick (the summary's figures)
         self.nt: NtAdapter | None = None
         self.ws: HalsimWsLink | None = None
         self.stop_requested = False
@@ -135,7 +136,8 @@ class Session:
         self._wall0 = time.monotonic()
         walls = self.world.walls
         self.recorder = None if options.wpilog is None else WpilogRecorder(
-            options.wpilog, cfg, (walls.length, walls.width))
+            options.wpilog, cfg, (walls.length, walls.width),
+            {name: other.cfg for name, other in self.others.items()})
 
     def request_stop(self, *_: object) -> None:
         """Ask the loop to end after the current tick (safe from a signal handler)."""
@@ -280,10 +282,12 @@ class Session:
                     progress: Callable[[float], None] | None) -> dict[str, object]:
         """Record, check and report one tick; return the Driver Station commands to send."""
         commands = self._commands()
+        self.battery.observe(snap)
         if self.trace is not None:
             self.trace.record(snap)
         if self.recorder is not None:
-            self.recorder.record(snap, self.robot_mode, self.enabled_at, commands)
+            self.recorder.record(snap, self.robot_mode, self.enabled_at, commands,
+                                 {name: w.snapshot() for name, w in self.others.items()})
         check = self.options.check
         if check is not None and (self.options.enable is None or self.enabled_at is not None):
             check.observe(snap.time - (self.enabled_at or 0.0), snap)
@@ -468,11 +472,15 @@ class Session:
             log.warning("the robot program ran %d periods on stale sensors: simserver answered "
                         "after the wait the bridge allows (half a period)", self.late_periods)
         snap = world.snapshot()
+        battery = self.battery
+        if not self.ticks:  # no tick ran: the battery as it stands
+            battery.observe(snap)
         return Summary(
             sim_time=world.time, wall_time=time.monotonic() - self._wall0,
             distance=world.distance, x=snap.x, y=snap.y, heading_deg=math.degrees(snap.heading),
-            peak_current=world.peak_current, min_voltage=world.min_voltage,
-            charge_used=world.battery.charge_used, rejected_inputs=rejected,
+            peak_battery_current=battery.peak_current, min_voltage=battery.min_voltage,
+            charge_used=world.battery.charge_used, brownout_ticks=battery.brownout_ticks,
+            first_brownout=battery.first_brownout, rejected_inputs=rejected,
             late_periods=self.late_periods, clock_gap=self.clock_gap, timing=self._timing(),
         )
 

@@ -200,7 +200,7 @@ class World:
         self.gyro.reset(start.heading)
         self.solenoids = {name: s.initial for name, s in self.cfg.solenoids.items()}
         self.time = 0.0
-        self.min_voltage = self.battery.voltage
+        self._open_tick()
         self.distance = 0.0
         self.wall_hits = 0
         self.touching_wall = False
@@ -362,6 +362,14 @@ class World:
     def begin_tick(self) -> None:
         """Take this tick's inputs (held for all its substeps)."""
         self.drivetrain.begin_tick(self)
+        self.tick_min_voltage, self.tick_max_current = math.inf, -math.inf
+        self.tick_brownout = False
+
+    def _open_tick(self) -> None:
+        """The tick aggregates (see :class:`Snapshot`) before any tick: the battery as it is."""
+        battery = self.battery
+        self.tick_min_voltage, self.tick_max_current = battery.voltage, battery.current
+        self.tick_brownout = battery.brownout
 
     def advance(self) -> None:
         """One substep of every model (inputs as :meth:`begin_tick` took them)."""
@@ -384,8 +392,13 @@ class World:
                     lagged += self.mechanism_supply - before
         self._lagged_supply = lagged
         battery.update(supply + self.mechanism_supply + self.compressor_current, h)
-        if battery.voltage < self.min_voltage:
-            self.min_voltage = battery.voltage
+        volts, amps = battery.voltage, battery.current
+        if volts < self.tick_min_voltage:
+            self.tick_min_voltage = volts
+        if amps > self.tick_max_current:
+            self.tick_max_current = amps
+        if battery.brownout:
+            self.tick_brownout = True
         if battery.breaker_tripped:
             self.bus_voltage = 0.0
 
@@ -502,6 +515,8 @@ class World:
             drawings={n: draw() for n, m in self.mechanisms.items()
                       if (draw := getattr(m, "drawing", None)) is not None},
             brownout=self.battery.brownout, breaker_tripped=self.battery.breaker_tripped,
+            min_voltage=self.tick_min_voltage, max_current=self.tick_max_current,
+            brownout_in_tick=self.tick_brownout,
             switches={n: self.switch_pressed(n, sw) for n, sw in self.cfg.switches.items()},
             pneumatics=None if self.pneumatics is None else Pneumatics(
                 self.pneumatics.pressure_psi, self.pneumatics.compressor_running,

@@ -107,6 +107,8 @@ def test_kitbot_recording_has_every_topic_of_the_contract_with_its_type(tmp_path
         "/simserver/battery/voltage": "double", "/simserver/battery/current": "double",
         "/simserver/battery/charge_used": "double", "/simserver/battery/brownout": "boolean",
         "/simserver/battery/breaker_tripped": "boolean", "/simserver/time": "double",
+        "/simserver/battery/min_voltage": "double", "/simserver/battery/max_current": "double",
+        "/simserver/battery/brownout_in_tick": "boolean",
         "/simserver/truth/x": "double", "/simserver/truth/y": "double",
         "/simserver/truth/heading": "double", "/simserver/truth/vx": "double",
         "/simserver/truth/vy": "double", "/simserver/truth/omega": "double",

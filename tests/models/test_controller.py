@@ -200,6 +200,7 @@ def test_supply_limit_holds_exactly():
 def test_supply_limit_in_reverse_and_with_negative_back_emf():
     ctl = MotorController(KRAKEN, supply_limit=25.0)
     for duty, speed in [(-1.0, -50.0), (-1.0, 200.0), (1.0, -200.0)]:
+        ctl.reset()  # separate cases, not consecutive substeps (whose speed it extrapolates)
         out = ctl.apply(duty, 12.0, speed, 0.005)
         assert out.supply_limited
         assert math.copysign(1.0, out.voltage) == math.copysign(1.0, duty)

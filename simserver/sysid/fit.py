@@ -57,13 +57,16 @@ class FitError(ValueError):
 class Run:
     """One test of one motor: sample times s, applied voltage V held until the next sample,
     position (m or rad) and velocity (m/s or rad/s) at each sample. ``state`` is the
-    SysIdRoutineLog state string ("quasistatic-forward", "dynamic-reverse", ...)."""
+    SysIdRoutineLog state string ("quasistatic-forward", "dynamic-reverse", ...). ``slip``:
+    the share of samples in which a drivetrain's wheels slipped on the carpet (not in the log;
+    0 for mechanisms and read-back runs)."""
 
     state: str
     time: Array
     voltage: Array
     position: Array
     velocity: Array
+    slip: float = 0.0
 
     @property
     def quasistatic(self) -> bool:

@@ -31,6 +31,13 @@ def warnings(result: Result) -> list[str]:
         out.append(f"kA is poorly measured: the mechanism's time constant ({size}) "
                    f"is short against the sample period ({fit.period * 1e3:.3g} ms); try a "
                    "shorter --period")
+    slips = {run.state: round(run.slip * len(run.time)) for runs in result.runs.values()
+             for run in runs if run.slip > 0.0}
+    if slips:
+        where = ", ".join(f"{n} samples of {state}" for state, n in slips.items())
+        out.append(f"the wheels slipped on the carpet ({where}): kA and kS then describe "
+                   "the tires, not the robot; lower --step-voltage (or --ramp-rate) until "
+                   "no test slips")
     if fit.r_squared < 0.99:
         out.append(f"r² = {fit.r_squared:.4f}: the model explains the data poorly (wheel "
                    "slip, a current limit, hard stops?)")

@@ -42,6 +42,8 @@ TESTS = (("quasistatic-forward", 1.0), ("quasistatic-reverse", -1.0),
 """SysIdRoutineLog's state strings of the four tests, in the routine's order, and their
 direction."""
 
+SLIP = 0.05  # a wheel whose rim speed differs from the ground speed by more than this share slips
+SLIP_FLOOR = 0.02  # m/s of rim-ground difference always tolerated (rounding, scrub)
 STOP_MARGIN = 0.1  # share of a mechanism's travel range a test stops short of its end
 SETTLE_LIMIT = 3.0  # s a mechanism may take to come to rest before a reverse test
 KINDS = ("elevator", "arm", "flywheel", "linear")
@@ -225,13 +227,27 @@ class _Sampler:
             duty = ctrl.output.duty
         return duty * world.bus_voltage, False
 
-    def step(self) -> dict[str, float]:
-        """One period; each driven motor's mean applied voltage over it, V. Voltages held per
-        substep are averaged; voltages known at substep ends are integrated by the trapezoid
-        rule, the period's first value extrapolated from the next two."""
+    def slipping(self) -> bool:
+        """Whether a driven wheel's rim speed differs from the robot's ground speed (forward)
+        by more than SLIP of it (never for a mechanism)."""
+        if self.subject.kind != "drivetrain":
+            return False
+        ground = self.world.chassis_speeds[0]
+        for m in self.subject.driven:
+            rim = self.joint(m)[1]
+            if abs(rim - ground) > SLIP * max(abs(rim), abs(ground)) + SLIP_FLOOR:
+                return True
+        return False
+
+    def step(self) -> tuple[dict[str, float], bool]:
+        """One period: each driven motor's mean applied voltage over it, V, and whether the
+        wheels slipped at a substep's end. Voltages held per substep are averaged; voltages
+        known at substep ends are integrated by the trapezoid rule, the period's first value
+        extrapolated from the next two."""
         world, n = self.world, self.substeps
         values: dict[str, list[float]] = {m: [] for m in self.subject.driven}
         held = True
+        slipped = False
         world.begin_tick()
         for _ in range(n):
             world.advance()
@@ -239,11 +255,12 @@ class _Sampler:
                 volts, exact = self.applied(m)
                 seen.append(volts)
                 held = held and exact
+            slipped = slipped or self.slipping()
         world.end_tick(n)
         if held or n < 2:
-            return {m: sum(v) / n for m, v in values.items()}
+            return {m: sum(v) / n for m, v in values.items()}, slipped
         return {m: (0.5 * (2.0 * v[0] - v[1]) + sum(v[:-1]) + 0.5 * v[-1]) / n
-                for m, v in values.items()}
+                for m, v in values.items()}, slipped
 
 
 def run_routine(world: World, subject: Subject, settings: Settings) -> dict[str, list[Run]]:
@@ -289,6 +306,7 @@ def _test(sampler: _Sampler, state: str, sign: float, settings: Settings, clock:
     times: list[float] = []
     samples: dict[str, list[tuple[float, float, float]]] = {m: [] for m in motors}
     walls = world.wall_hits
+    slipped = 0
     steps = int(settings.timeout / sampler.period + 1e-9)
     for k in range(steps):
         t = k * sampler.period
@@ -298,7 +316,8 @@ def _test(sampler: _Sampler, state: str, sign: float, settings: Settings, clock:
         volts = sign * (settings.ramp_rate * t if state.startswith("quasistatic")
                         else settings.step_voltage)
         sampler.drive(volts)
-        applied = sampler.step()
+        applied, slip = sampler.step()
+        slipped += slip
         times.append(clock + t)
         for m in motors:
             samples[m].append((applied[m], *joints[m]))
@@ -306,7 +325,8 @@ def _test(sampler: _Sampler, state: str, sign: float, settings: Settings, clock:
     out = {}
     for m in motors:
         data = np.array(samples[m], dtype=float).reshape(-1, 3)
-        out[m] = Run(state, np.array(times, dtype=float), data[:, 0], data[:, 1], data[:, 2])
+        out[m] = Run(state, np.array(times, dtype=float), data[:, 0], data[:, 1], data[:, 2],
+                     slipped / max(1, len(times)))
     return out
 
 

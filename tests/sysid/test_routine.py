@@ -12,6 +12,7 @@ from wpimath.system.plant import DCMotor
 
 from simserver.config.loader import load, load_default, loads
 from simserver.sysid import Settings, SysIdError, characterize
+from simserver.sysid.report import warnings
 from simserver.sysid.routine import STOP_MARGIN, subject_of
 from tests.worlds import ARM, ARM_BENCH, LIFT, SHOULDER_NEO, TWO_KRAKENS
 
@@ -103,6 +104,14 @@ def test_swerve_drive_motors_kv_ka_match_first_principles_below_the_traction_lim
     assert len(result.fits) == len(sw.modules)
     assert within(result.fit.kv, gearing / (r * one.Kv)), result.fit
     assert within(result.fit.ka, ka), result.fit
+    assert not any("slipped" in w for w in warnings(result))
+
+
+def test_wheels_spinning_at_the_7_volt_step_are_reported():
+    result = characterize(load("examples/swerve/simserver.toml"))
+    slipped = {run.state for runs in result.runs.values() for run in runs if run.slip > 0.0}
+    assert slipped == {"dynamic-forward", "dynamic-reverse"}
+    assert any("slipped" in w and "--step-voltage" in w for w in warnings(result))
 
 
 def test_settings_change_the_voltages_the_routine_applies():

@@ -273,12 +273,15 @@ class MecanumDrive(PlanarChassis):
         ux, uy, uw = self._rotated_momentum(h)
         drag = [0.0] * 4  # the rollers' load impulse on each wheel, N·m·s
         if self.strafe_efficiency < 1.0:
+            # Every roller's impulse from the slip at the step's start (then applied at once).
+            dx = dy = dw = 0.0
             for i, (j0, j1, j2) in enumerate(self._axis_rows):
                 rim = self._axis_rim[i]
                 impulse = -k.roller[i] * (j0 * ux + j1 * uy + j2 * uw - rim * w0[i])
-                ux, uy, uw = ux + j0 * impulse, uy + j1 * impulse, uw + j2 * impulse
+                dx, dy, dw = dx + j0 * impulse, dy + j1 * impulse, dw + j2 * impulse
                 drag[i] = rim * impulse
                 w[i] -= k.mobility[i] * drag[i]
+            ux, uy, uw = ux + dx, uy + dy, uw + dw
         base = [-(j0 * ux + j1 * uy + j2 * uw) for j0, j1, j2 in self._rows]
         push = [c * v for c, v in zip(k.push, volts, strict=True)]
         wheels = WheelRows(self._rim_list, w, k.mobility, w0, push, k.friction)

@@ -693,9 +693,9 @@ class PlanarChassis:
             rhs = list(base)
             for i in range(n):
                 rhs[i * k] += w.rim[i] * w.free[i]
-            system = self._system(rows, compliance, weight, rhs, dense)
-            p = self._solve(system, limit)
-            z = system.twist(p) if isinstance(system, ReducedContacts) else twist(rows, p)
+            free = self._system(rows, compliance, weight, rhs, dense)
+            p = self._solve(free, limit)
+            z = free.twist(p) if isinstance(free, ReducedContacts) else twist(rows, p)
             load = [r * p[i * k] for i, r in enumerate(w.rim)]
             end = [f - m * x for f, m, x in zip(w.free, w.mobility, load, strict=True)]
             return p, z, end, load
@@ -711,18 +711,19 @@ class PlanarChassis:
         end = [0.0] * n
         load = [0.0] * n
         p = []
+        system: ContactSystem | None = None
         for _ in range(4):
             rhs = list(base)
-            comp = compliance if all(side) else list(compliance)
+            held = not all(side)
+            comp = list(compliance) if held else compliance
             for i in range(n):
                 if side[i]:
                     rhs[i * k] += w.rim[i] * (w.free[i] - w.mobility[i] * side[i]
                                               * w.friction[i])
                 else:
                     comp[i * k] = rigid
-            held = not all(side)
-            p = self._solve(self._system(rows, comp, None if held else weight, rhs,
-                                         dense or held), limit)
+            system = self._system(rows, comp, None if held else weight, rhs, dense or held)
+            p = self._solve(system, limit)
             changed = False
             for i in range(n):
                 along = w.rim[i] * p[i * k]
@@ -741,7 +742,8 @@ class PlanarChassis:
                 load[i] = along + q
             if not changed:
                 break
-        return p, twist(rows, p), end, load
+        z = system.twist(p) if isinstance(system, ReducedContacts) else twist(rows, p)
+        return p, z, end, load
 
     @staticmethod
     def _system(rows: list[Row], compliance: list[float], weight: list[float] | None,

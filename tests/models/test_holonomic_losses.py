@@ -7,13 +7,14 @@ wheel metres): ``M·dv/dt = k·V − B·v − F_c`` with k, B, F_c of one wheel 
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
 
 from simserver.config.losses import DriveLossesConfig, LinearCharacterization
 from simserver.models.differential import GRAVITY
-from simserver.models.losses import JointMotors, Losses
+from simserver.models.losses import IDEAL, JointMotors, Losses
 from simserver.models.mecanum import MecanumDrive, MecanumWheelParams
 from simserver.models.motor import motor_by_name
 from simserver.models.swerve import SwerveDrive, SwerveModuleParams
@@ -28,7 +29,7 @@ H = 0.005
 
 
 def swerve(drive: Losses, friction: float = 1.2, rolling: float = 0.0, wheel_j: float = JW,
-           steer: Losses = Losses()) -> SwerveDrive:
+           steer: Losses = IDEAL) -> SwerveDrive:
     mods = [SwerveModuleParams(x, y, R, KRAKEN, 1, G, wheel_j, KRAKEN, 1, 150 / 7, 0.004,
                                drive, steer) for x, y in PLACES]
     return SwerveDrive(mods, MASS, YAW, friction, rolling_resistance=rolling)
@@ -105,7 +106,7 @@ def test_traction_limited_launch_with_losses_is_mu_g():
         drive.step(H, [12.0] * 4, [0.0] * 4)
         v.append(drive.vx)
     assert all(drive.slipping)
-    assert [b - a for a, b in zip(v, v[1:])] == pytest.approx([0.5 * GRAVITY * H] * 19,
+    assert [b - a for a, b in itertools.pairwise(v)] == pytest.approx([0.5 * GRAVITY * H] * 19,
                                                             rel=1e-9)
 
 
@@ -125,7 +126,7 @@ def test_steer_coulomb_friction_holds_a_module_and_steady_rate_matches():
 
 # --- mecanum roller losses ---------------------------------------------------------------
 
-def mecanum(efficiency: float, losses: Losses = Losses()) -> MecanumDrive:
+def mecanum(efficiency: float, losses: Losses = IDEAL) -> MecanumDrive:
     wheels = [MecanumWheelParams(x, y, 0.0762, CIM, 1, 10.71, 0.02, losses)
               for x, y in ((0.25, 0.3), (0.25, -0.3), (-0.25, 0.3), (-0.25, -0.3))]
     return MecanumDrive(wheels, 50.0, 3.0, 1.5, rolling_resistance=0.02,

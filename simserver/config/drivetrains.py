@@ -6,7 +6,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from simserver.config.fields import choice, number, optional_quantity, quantity, table, text
+from simserver.config.fields import (
+    choice,
+    number,
+    optional_quantity,
+    optional_section,
+    quantity,
+    section,
+    table,
+    text,
+)
 from simserver.config.limits import (
     DRIVE_GEARING,
     INCH,
@@ -15,6 +24,7 @@ from simserver.config.limits import (
     ROBOT_REACH,
     SMALLEST_WHEEL,
 )
+from simserver.config.losses import DriveLossesConfig, LinearCharacterization
 
 WHEEL: dict[str, Any] = {"minimum": SMALLEST_WHEEL, "maximum": LARGEST_WHEEL,
                          "usual": (None, 8 * INCH)}
@@ -22,6 +32,22 @@ GEARING: dict[str, Any] = {"minimum": DRIVE_GEARING[0], "maximum": DRIVE_GEARING
 WHEEL_INERTIA: dict[str, Any] = {"minimum": 1e-5, "maximum": 1.0, "usual": (None, 0.1)}
 
 HOLONOMIC_FIDELITIES = ("kinematic", "physical")
+
+#: Strafe speed / forward speed of a mecanum drive at the same voltage: an estimate. Chief
+#: Delphi reports range from about 60 % for typical wheels ("max speed in one direction and
+#: 60 % in another", thread 1396506, 2014) to nearly 100 % for wheels with free, true-45°
+#: rollers (post 655109, 2007); the middle of that range.
+DEFAULT_STRAFE_EFFICIENCY = 0.8
+
+LOSSES_DOC = ("Losses of every drive wheel (and swerve azimuth: efficiency, free current, "
+              "static friction, viscous loss): defaults are documented estimates; "
+              "`ideal = true` gives the ideal machine.")
+CHARACTERIZATION_DOC = (
+    "SysId results of the drive (per wheel, distance in wheel metres): the wheels then have "
+    "exactly these kS, kV, kA with their motors, currents and traction kept. kS sets the "
+    "Coulomb friction (rolling resistance included), kV the viscous friction, kA the inertia "
+    "each wheel moves beyond its share of the robot's mass (replaces wheel_inertia). "
+    "Refused: kV below the motors' free speed, kA below the robot's mass alone.")
 
 
 @dataclass(frozen=True)
@@ -88,6 +114,8 @@ class SwerveConfig:
     max_steer_rate: float | None = optional_quantity(
         "angular speed", "`kinematic` only: azimuth rate at full duty. Default: the steer motor's "
         "free speed through steer_gearing.", minimum=0.1, maximum=200.0)
+    losses: DriveLossesConfig = section(DriveLossesConfig, LOSSES_DOC)
+    characterization: LinearCharacterization | None = optional_section(CHARACTERIZATION_DOC)
     modules: dict[str, SwerveModuleConfig] = table(
         "The modules by name, in the order wpimath kinematics and the published module states "
         "use (front-left, front-right, back-left, back-right is the usual one).")
@@ -125,3 +153,10 @@ class MecanumConfig:
         "motor's free speed at the wheel.", minimum=0.01, maximum=20.0, usual=(None, 8.0))
     deadzone: float = number(0.0, "`kinematic` only: pyfrc linear_deadzone width.",
                              minimum=0.0, maximum=0.99)
+    strafe_efficiency: float = number(
+        DEFAULT_STRAFE_EFFICIENCY, "Steady strafe speed / steady forward speed at the same "
+        "voltage (roller friction; 1: free rollers, the ideal mecanum). An estimate: teams "
+        "report 60 % for typical wheels to nearly 100 % for good ones. `losses.ideal = true` "
+        "turns it off (1).", minimum=0.2, maximum=1.0)
+    losses: DriveLossesConfig = section(DriveLossesConfig, LOSSES_DOC)
+    characterization: LinearCharacterization | None = optional_section(CHARACTERIZATION_DOC)

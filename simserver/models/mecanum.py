@@ -39,13 +39,14 @@ from wpimath.geometry import Translation2d
 from wpimath.kinematics import MecanumDriveKinematics, MecanumDriveWheelSpeeds
 
 from simserver.models.differential import linear_deadzone
+from simserver.models.losses import IDEAL, Losses
 from simserver.models.motor import MotorSpec
 from simserver.models.tires import (
     WHEEL_FRICTION,
     GearedMotors,
     PlanarChassis,
-    ReducedContacts,
     Row,
+    WheelRows,
     pose_exp,
 )
 
@@ -53,6 +54,24 @@ __all__ = ["WHEEL_FRICTION", "KinematicMecanum", "MecanumDrive", "MecanumWheelPa
 
 #: Roller normal per wheel (FL, FR, RL, RR), body frame.
 _ROLLER_NORMAL = np.array([[1.0, -1.0], [1.0, 1.0], [1.0, 1.0], [1.0, -1.0]]) / math.sqrt(2.0)
+#: Roller axis per wheel (the direction a roller lets the contact slide), body frame.
+_ROLLER_AXIS = np.stack([-_ROLLER_NORMAL[:, 1], _ROLLER_NORMAL[:, 0]], axis=1)
+
+
+def roller_damping(strafe_efficiency: float, wheel_damping: float, radius: float) -> float:
+    """Viscous drag of a wheel's rollers, N·s per m/s of roller spin (the contact's slip
+    along the roller axis), that makes a robot strafe at ``strafe_efficiency`` times its
+    forward speed at the same voltage.
+
+    Driving forward, the rollers do not spin; strafing at v, each spins at √2·v (the contact
+    slides along the roller axis at √2·v), so at steady state the wheels' power balance
+    ``(c·V − F_c)·v/r = (b/r² + 2·b_r)·v²`` gives ``v_strafe / v_forward = (b/r²)/(b/r² +
+    2·b_r)``; hence ``b_r = (b/r²)·(1/e − 1)/2``. wheel_damping: b of the powered wheel,
+    N·m·s/rad; radius: m.
+    """
+    if not 0.0 < strafe_efficiency <= 1.0:
+        raise ValueError("strafe_efficiency must be in (0, 1]")
+    return wheel_damping / radius**2 * (1.0 / strafe_efficiency - 1.0) / 2.0
 
 
 def _four(value: Sequence[float]) -> list[float]:
@@ -70,6 +89,7 @@ class MecanumWheelParams:
     x, y: contact position in the body frame, m (+x forward, +y left). wheel_radius: m.
     motor, count, gearing: the motors geared together to this wheel (gearing = motor turns per
     wheel turn). wheel_inertia: everything turning with the wheel, reflected to it, kg·m².
+    losses: the wheel's losses at its angle (:mod:`simserver.models.losses`; N·m, N·m·s/rad).
     """
 
     x: float
@@ -79,6 +99,7 @@ class MecanumWheelParams:
     count: int
     gearing: float
     wheel_inertia: float
+    losses: Losses = IDEAL
 
     def __post_init__(self) -> None:
         if not self.wheel_radius > 0:
@@ -92,11 +113,17 @@ class _Constants:
 
     alpha: list[float]  # free-speed decay
     gain: list[float]  # rad/s per V
+    mobility: list[float]  # wheel speed change per N·m·s of load
+    pos_speed: list[float]  # exact wheel angle advance per unit start speed, s
+    pos_volt: list[float]  # per volt, rad/V
+    pos_load: list[float]  # per N·m·s of load, rad
+    amps_volt: list[float]  # current per volt, A/V
+    amps_travel: list[float]  # current per rad of travel in the step, A/rad
     compliance: list[float]  # D per roller-normal row, m/s per N·s
     weight: list[float]  # 1/D per row
-    kick: list[float]  # wheel speed change per N·s of roller-normal impulse
-    current_speed: list[float]  # A per rad/s of speed change
-    current_kick: list[float]  # A per N·s of impulse
+    push: list[float]  # c·h, the motors' impulse at rest per volt, N·m·s/V
+    friction: list[float]  # Coulomb impulse F_c·h (rolling resistance included), N·m·s
+    roller: list[float]  # roller drag b_r·h, N·s per m/s of roller slip
     limit: list[float]  # μ·N·h, N·s
 
 
@@ -107,22 +134,44 @@ class MecanumDrive(PlanarChassis):
     the body frame. Per wheel (FL, FR, RL, RR): ``wheel_speed`` rad/s, ``wheel_angle`` rad
     (cumulative), ``slipping`` bool, and after a step ``currents``: the time-average stator
     current of each wheel's motors over the substep, A (0 when coasting).
+
+    rolling_resistance: coefficient C of the tires: a Coulomb torque C·N·r (N = the wheel's
+    share of the weight) against each wheel's turning, added to its losses' Coulomb.
+    strafe_efficiency: steady strafe speed / steady forward speed at the same voltage on every
+    wheel (1: free rollers, the ideal mecanum): a viscous drag on the rollers' spin
+    (:func:`roller_damping`), applied each substep from the slip at its start. Its impulse is
+    capped at the one that stops the slip, so a drag too stiff for the substep cannot
+    overshoot; the steady state is exact either way.
     """
 
     def __init__(self, wheels: Sequence[MecanumWheelParams], mass: float,
-                 moment_of_inertia: float, friction: float):
+                 moment_of_inertia: float, friction: float, rolling_resistance: float = 0.0,
+                 strafe_efficiency: float = 1.0):
         if len(wheels) != 4:
             raise ValueError("a mecanum drive has 4 wheels: front-left, front-right, rear-left, "
                              "rear-right")
+        if not (rolling_resistance >= 0.0 and math.isfinite(rolling_resistance)):
+            raise ValueError("rolling_resistance must be a finite number ≥ 0")
         super().__init__(mass, moment_of_inertia, friction, 4, 1)
         self.wheels = tuple(wheels)
+        self.rolling_resistance = float(rolling_resistance)
+        self.strafe_efficiency = float(strafe_efficiency)
         self._motors = GearedMotors([w.motor for w in wheels], [w.count for w in wheels],
                                     [w.gearing for w in wheels],
-                                    [w.wheel_inertia for w in wheels])
+                                    [w.wheel_inertia for w in wheels],
+                                    [w.losses for w in wheels])
+        radius = np.array([w.wheel_radius for w in wheels], dtype=float)
+        self._roller_damping = np.array([
+            roller_damping(strafe_efficiency, b, r)
+            for b, r in zip(self._motors.damping.tolist(), radius.tolist(), strict=True)])
         ax, ay = self._scaled_jacobian(np.array([w.x for w in wheels], dtype=float),
                                        np.array([w.y for w in wheels], dtype=float))
         jac = _ROLLER_NORMAL[:, :1] * ax + _ROLLER_NORMAL[:, 1:] * ay
         self._rows: list[Row] = [(j0, j1, j2) for j0, j1, j2 in jac.tolist()]
+        axis = _ROLLER_AXIS[:, :1] * ax + _ROLLER_AXIS[:, 1:] * ay
+        self._axis_rows: list[Row] = [(j0, j1, j2) for j0, j1, j2 in axis.tolist()]
+        # Rim speed along the roller axis per rad/s of the wheel: r·(a · forward).
+        self._axis_rim: list[float] = (radius * _ROLLER_AXIS[:, 0]).tolist()
         # Rim speed r·ω projected on the roller normal: r·(n · forward).
         self._rim = np.array([w.wheel_radius for w in wheels]) * _ROLLER_NORMAL[:, 0]
         self._rim_list: list[float] = self._rim.tolist()
@@ -184,14 +233,24 @@ class MecanumDrive(PlanarChassis):
         flags = np.zeros(4, dtype=bool)
         if coast is not None:
             flags[:] = [bool(c) for c in coast]
-        ms = self._motors.discretize(h, flags)
+        motors = self._motors
+        ms = motors.discretize(h, flags)
+        force = np.where(flags, 0.0, motors.torque_per_volt)
+        rim_axis = np.array(self._axis_rim)
+        # The drag impulse that would stop a roller's slip: 1 / (mobility of the slip).
+        stop = 1.0 / (np.sum(np.array(self._axis_rows) ** 2, axis=1)
+                      + rim_axis**2 * ms.mobility)
         const = _Constants(
-            alpha=ms.alpha.tolist(), gain=ms.gain.tolist(),
+            alpha=ms.alpha.tolist(), gain=ms.gain.tolist(), mobility=ms.mobility.tolist(),
+            pos_speed=ms.pos_speed.tolist(), pos_volt=ms.pos_volt.tolist(),
+            pos_load=ms.pos_load.tolist(), amps_volt=ms.amps_volt.tolist(),
+            amps_travel=ms.amps_travel.tolist(),
             compliance=(self._rim**2 * ms.mobility).tolist(),
             weight=(1.0 / (self._rim**2 * ms.mobility)).tolist(),
-            kick=(-ms.mobility * self._rim).tolist(),
-            current_speed=(ms.current_scale * self._motors.inertia).tolist(),
-            current_kick=(ms.current_scale * self._rim).tolist(),
+            push=(force * h).tolist(),
+            friction=((motors.coulomb + self.rolling_resistance * self._normal
+                       * np.array(self._radius)) * h).tolist(),
+            roller=np.minimum(self._roller_damping * h, stop).tolist(),
             limit=self._friction_limit(h),
         )
         if len(self._cache) > 32:
@@ -209,19 +268,33 @@ class MecanumDrive(PlanarChassis):
             raise ValueError("expected 4 voltages (and 4 coast flags)")
         k = self._constants(h, coast)
         w0 = self._speed
-        w = [a * x + g * float(v) for a, x, g, v in zip(k.alpha, w0, k.gain, volts, strict=True)]
+        volts = [float(v) for v in volts]
+        w = [a * x + g * v for a, x, g, v in zip(k.alpha, w0, k.gain, volts, strict=True)]
         ux, uy, uw = self._rotated_momentum(h)
-        rhs = [r * wi - (j0 * ux + j1 * uy + j2 * uw)
-               for r, wi, (j0, j1, j2) in zip(self._rim_list, w, self._rows, strict=True)]
-        system = ReducedContacts(self._rows, k.compliance, rhs, k.weight)
-        p = self._solve(system, k.limit)
-        zx, zy, zw = system.twist(p)
+        drag = [0.0] * 4  # the rollers' load impulse on each wheel, N·m·s
+        if self.strafe_efficiency < 1.0:
+            # Every roller's impulse from the slip at the step's start (then applied at once).
+            dx = dy = dw = 0.0
+            for i, (j0, j1, j2) in enumerate(self._axis_rows):
+                rim = self._axis_rim[i]
+                impulse = -k.roller[i] * (j0 * ux + j1 * uy + j2 * uw - rim * w0[i])
+                dx, dy, dw = dx + j0 * impulse, dy + j1 * impulse, dw + j2 * impulse
+                drag[i] = rim * impulse
+                w[i] -= k.mobility[i] * drag[i]
+            ux, uy, uw = ux + dx, uy + dy, uw + dw
+        base = [-(j0 * ux + j1 * uy + j2 * uw) for j0, j1, j2 in self._rows]
+        push = [c * v for c, v in zip(k.push, volts, strict=True)]
+        wheels = WheelRows(self._rim_list, w, k.mobility, w0, push, k.friction)
+        _, (zx, zy, zw), end, load = self._solve_wheels(
+            self._rows, k.compliance, k.weight, base, wheels, k.limit, False)
         self._advance(h, ux + zx, uy + zy, uw + zw)
-        w = [wi + kick * pi for wi, kick, pi in zip(w, k.kick, p, strict=True)]
-        self.currents = [cs * (a - b) + ck * pi for cs, a, b, ck, pi in zip(
-            k.current_speed, w, w0, k.current_kick, p, strict=True)]
-        self._speed = w
-        self._angle = [a + wi * h for a, wi in zip(self._angle, w, strict=True)]
+        self.currents = [
+            av * v - at * (ps * x0 + pv * v - pl * (lo + d))
+            for av, at, ps, pv, pl, x0, v, lo, d in zip(
+                k.amps_volt, k.amps_travel, k.pos_speed, k.pos_volt, k.pos_load, w0, volts,
+                load, drag, strict=True)]
+        self._speed = end
+        self._angle = [a + wi * h for a, wi in zip(self._angle, end, strict=True)]
 
 
 class KinematicMecanum:

@@ -47,18 +47,17 @@ from wpimath.kinematics import (
 )
 
 from simserver.models.differential import linear_deadzone
+from simserver.models.losses import IDEAL, Losses
 from simserver.models.motor import MotorSpec
 from simserver.models.tires import (
     SCRUB_COMPLIANCE,
     WHEEL_FRICTION,
-    ContactSystem,
-    DenseContacts,
     GearedMotors,
     PlanarChassis,
-    ReducedContacts,
     Row,
+    WheelRows,
+    coulomb_advance,
     pose_exp,
-    twist,
 )
 
 __all__ = ["DEFAULT_SCRUB_DAMPING", "WHEEL_FRICTION", "KinematicSwerve", "SwerveDrive",
@@ -80,6 +79,8 @@ class SwerveModuleParams:
     the wheel, kg·m² (see ``tires.wheel_inertia_estimate``). steer_motor, steer_count,
     steer_gearing: azimuth motors (gearing = motor turns per module turn). steer_inertia: the
     azimuth's inertia about its vertical axis, including reflected rotors, kg·m².
+    drive_losses, steer_losses: losses of each group (:mod:`simserver.models.losses`) at the
+    wheel's or the azimuth's angle: Coulomb in N·m, viscous in N·m·s/rad (default none).
     """
 
     x: float
@@ -93,6 +94,8 @@ class SwerveModuleParams:
     steer_count: int
     steer_gearing: float
     steer_inertia: float
+    drive_losses: Losses = IDEAL
+    steer_losses: Losses = IDEAL
 
     def __post_init__(self) -> None:
         if not self.wheel_radius > 0:
@@ -108,15 +111,23 @@ class _Constants:
 
     alpha: list[float]  # free-speed decay per element
     gain: list[float]  # rad/s per V
-    angle_speed: list[float]  # steer: exact angle advance per unit start speed, s
-    angle_volt: list[float]  # steer: exact angle advance per volt, rad/V
+    pos_speed: list[float]  # exact angle advance per unit start speed, s
+    pos_volt: list[float]  # exact angle advance per volt, rad/V
+    pos_load: list[float]  # exact angle advance per N·m·s of load, rad
+    amps_volt: list[float]  # current per volt, A/V
+    amps_travel: list[float]  # current per rad of travel in the step, A/rad
     compliance: list[float]  # D per row, m/s per N·s
-    weight: list[float]  # 1/D per row
+    weight: list[float] | None  # 1/D per row (None: rigid scrub rows, dense solves)
     rim: list[float]  # drive: wheel radius, m (rim speed per wheel rad/s)
-    kick: list[float]  # drive: wheel speed change per N·s along the wheel (−mobility·r)
-    current_speed: list[float]  # A per rad/s of speed change, per element
-    current_kick: list[float]  # drive: A per N·s along the wheel
+    mobility: list[float]  # speed change per N·m·s of load, per element
+    push: list[float]  # drive: c·h, the motors' impulse at rest per volt, N·m·s/V
+    friction: list[float]  # drive: Coulomb impulse F_c·h (rolling resistance included), N·m·s
+    steer_coulomb: list[float]  # steer: Coulomb torque, N·m (all 0: no Coulomb on the steer)
+    steer_force: list[float]  # steer: c, N·m per V (0 coasting)
+    steer_damping: list[float]  # steer: b, N·m·s/rad
+    steer_inertia: list[float]  # steer: J, kg·m²
     limit: list[float]  # μ·N·h per module, N·s
+    held: bool  # whether any wheel has Coulomb friction
 
 
 class SwerveDrive(PlanarChassis):
@@ -127,6 +138,8 @@ class SwerveDrive(PlanarChassis):
     m/s of sideways slip of one module, N·s/m (DEFAULT_SCRUB_DAMPING); ``None`` makes the
     sideways contact rigid: exact no-slip rolling, but modules even slightly off a common
     instant centre (a steering controller's lag) then bind, skid at μ·N and drag the robot.
+    rolling_resistance: coefficient C of the tires: a Coulomb torque C·N·r (N = the module's
+    share of the weight) against each wheel's turning, added to its drive_losses' Coulomb.
 
     Chassis state: x, y (m), heading (rad) in the field frame; vx, vy (m/s), omega (rad/s) in
     the body frame. Per-module arrays (module order): ``wheel_speed`` rad/s at the wheel,
@@ -138,13 +151,17 @@ class SwerveDrive(PlanarChassis):
 
     def __init__(self, modules: Sequence[SwerveModuleParams], mass: float,
                  moment_of_inertia: float, friction: float,
-                 scrub_damping: float | None = DEFAULT_SCRUB_DAMPING):
+                 scrub_damping: float | None = DEFAULT_SCRUB_DAMPING,
+                 rolling_resistance: float = 0.0):
         n = len(modules)
         if n < 2:
             raise ValueError("a swerve drive needs at least 2 modules")
         if scrub_damping is not None and not scrub_damping > 0:
             raise ValueError("scrub_damping must be > 0 (or None: rigid)")
+        if not (rolling_resistance >= 0.0 and math.isfinite(rolling_resistance)):
+            raise ValueError("rolling_resistance must be a finite number ≥ 0")
         self.scrub_damping = scrub_damping
+        self.rolling_resistance = float(rolling_resistance)
         super().__init__(mass, moment_of_inertia, friction, n, 2)
         self.modules = tuple(modules)
         self._n = n
@@ -154,6 +171,7 @@ class SwerveDrive(PlanarChassis):
             [m.drive_count for m in ms] + [m.steer_count for m in ms],
             [m.drive_gearing for m in ms] + [m.steer_gearing for m in ms],
             [m.wheel_inertia for m in ms] + [m.steer_inertia for m in ms],
+            [m.drive_losses for m in ms] + [m.steer_losses for m in ms],
         )
         # Module positions scaled by 1/√J for the mass-scaled Jacobian rows (see step).
         self._scaled_xy = [(m.x / self._sqrt_j, m.y / self._sqrt_j) for m in ms]
@@ -285,22 +303,30 @@ class SwerveDrive(PlanarChassis):
         if not h > 0:
             raise ValueError(f"step h must be > 0 s, got {h}")
         flags = np.zeros(2 * n, dtype=bool) if coast is None else np.array(coast)
-        ms = self._motors.discretize(h, flags)
+        motors = self._motors
+        ms = motors.discretize(h, flags)
         r = self._radius
         scrub = SCRUB_COMPLIANCE / self.mass
         if self.scrub_damping is not None:
             scrub += 1.0 / (self.scrub_damping * h)
         compliance = np.full(2 * n, scrub)
         compliance[0::2] = r * r * ms.mobility[:n]
-        # I = scale·(J·Δω + r·P) with Δω = (free change) − mobility·r·P.
+        powered = ~flags
+        force = np.where(powered, motors.torque_per_volt, 0.0)
+        damping = np.where(powered, motors.damping, motors.loss_damping)
+        rolling = self.rolling_resistance * self._normal * r
         const = _Constants(
-            alpha=ms.alpha.tolist(), gain=ms.gain.tolist(),
-            angle_speed=ms.pos_speed[n:].tolist(), angle_volt=ms.pos_volt[n:].tolist(),
-            compliance=compliance.tolist(), weight=(1.0 / compliance).tolist(), rim=r.tolist(),
-            kick=(-ms.mobility[:n] * r).tolist(),
-            current_speed=(ms.current_scale * self._motors.inertia).tolist(),
-            current_kick=(ms.current_scale[:n] * r).tolist(),
-            limit=self._friction_limit(h),
+            alpha=ms.alpha.tolist(), gain=ms.gain.tolist(), pos_speed=ms.pos_speed.tolist(),
+            pos_volt=ms.pos_volt.tolist(), pos_load=ms.pos_load.tolist(),
+            amps_volt=ms.amps_volt.tolist(), amps_travel=ms.amps_travel.tolist(),
+            compliance=compliance.tolist(),
+            weight=None if self.scrub_damping is None else (1.0 / compliance).tolist(),
+            rim=r.tolist(), mobility=ms.mobility.tolist(), push=(force[:n] * h).tolist(),
+            friction=((motors.coulomb[:n] + rolling) * h).tolist(),
+            steer_coulomb=motors.coulomb[n:].tolist(), steer_force=force[n:].tolist(),
+            steer_damping=damping[n:].tolist(),
+            steer_inertia=motors.inertia[n:].tolist(), limit=self._friction_limit(h),
+            held=bool(np.any(motors.coulomb[:n] + rolling > 0.0)),
         )
         if len(self._cache) > 32:
             self._cache.clear()
@@ -337,15 +363,24 @@ class SwerveDrive(PlanarChassis):
         k = self._constants(h, coast)
         w0 = self._speed
         angle = self._angle  # updated in place
-        # End speeds if the ground pushed nothing.
+        # End speeds if nothing but the motors acted.
         w = [a * x + g * v for a, x, g, v in zip(k.alpha, w0, k.gain, volts, strict=True)]
+        travel = [0.0] * (2 * n)
         ux, uy, uw = self._rotated_momentum(h)
         im = 1.0 / self._sqrt_m
+        steer_friction = any(k.steer_coulomb)
         rows: list[Row] = []
-        rhs: list[float] = []
+        base: list[float] = []
         for i, (px, py) in enumerate(self._scaled_xy):
             j = n + i
-            theta = angle[j] + k.angle_speed[i] * w0[j] + k.angle_volt[i] * volts[j]  # exact
+            if steer_friction:
+                w[j], travel[j], _ = coulomb_advance(
+                    w0[j], volts[j], k.alpha[j], k.gain[j], k.mobility[j], k.pos_speed[j],
+                    k.pos_volt[j], k.pos_load[j], k.steer_coulomb[i],
+                    k.steer_force[i] * volts[j], k.steer_damping[i], k.steer_inertia[i], h)
+            else:
+                travel[j] = k.pos_speed[j] * w0[j] + k.pos_volt[j] * volts[j]  # exact
+            theta = angle[j] + travel[j]
             angle[j] = theta
             c, s = math.cos(theta), math.sin(theta)
             # Scaled Jacobian rows of the contact velocity along and across the wheel.
@@ -353,25 +388,21 @@ class SwerveDrive(PlanarChassis):
             b0, b1, b2 = -s * im, c * im, px * c + py * s
             rows.append((a0, a1, a2))
             rows.append((b0, b1, b2))
-            rhs.append(k.rim[i] * w[i] - (a0 * ux + a1 * uy + a2 * uw))
-            rhs.append(-(b0 * ux + b1 * uy + b2 * uw))
-        system: ContactSystem
-        if self.scrub_damping is None:  # rigid scrub rows: the whole matrix
-            jac = np.array(rows)
-            system = DenseContacts(jac @ jac.T + np.diag(k.compliance), np.array(rhs))
-        else:
-            system = ReducedContacts(rows, k.compliance, rhs, k.weight)
-        p = self._solve(system, k.limit)
-        zx, zy, zw = system.twist(p) if isinstance(system, ReducedContacts) else twist(rows, p)
+            base.append(-(a0 * ux + a1 * uy + a2 * uw))
+            base.append(-(b0 * ux + b1 * uy + b2 * uw))
+        push = [c * v for c, v in zip(k.push, volts, strict=False)] if k.held else k.push
+        wheels = WheelRows(k.rim, w[:n], k.mobility[:n], w0[:n], push, k.friction)
+        _, (zx, zy, zw), end, load = self._solve_wheels(
+            rows, k.compliance, k.weight, base, wheels, k.limit, k.weight is None)
         self._advance(h, ux + zx, uy + zy, uw + zw)
-        current = [cs * (a - b) for cs, a, b in zip(k.current_speed, w, w0, strict=True)]
         for i in range(n):
-            along = p[2 * i]
-            w[i] += k.kick[i] * along
-            current[i] = k.current_speed[i] * (w[i] - w0[i]) + k.current_kick[i] * along
-            angle[i] += h * w[i]
+            travel[i] = (k.pos_speed[i] * w0[i] + k.pos_volt[i] * volts[i]
+                         - k.pos_load[i] * load[i])
+            w[i] = end[i]
+            angle[i] += h * end[i]
         self._speed = w
-        self._current = current
+        self._current = [av * v - at * d for av, v, at, d in zip(
+            k.amps_volt, volts, k.amps_travel, travel, strict=True)]
 
 
 _KINEMATICS = {

@@ -51,10 +51,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from operator import mul
+from typing import NamedTuple
 
 import numpy as np
 
 from simserver.models.differential import GRAVITY
+from simserver.models.losses import IDEAL, JointMotors, Losses, coulomb_step
 from simserver.models.motor import MotorSpec
 
 #: Typical static friction coefficients of FRC wheels on field carpet (dimensionless).
@@ -107,13 +109,18 @@ def pose_exp(x: float, y: float, heading: float, dx: float, dy: float,
 class MotorStep:
     """Exact one-substep map of a group of geared inertias, per element (arrays of one length).
 
-    Under a constant voltage V and a constant load angular impulse L (N·m·s, here r·P):
+    Under a constant voltage V and a constant load angular impulse L (N·m·s: the ground's
+    r·P plus any Coulomb friction impulse), with b the element's damping (powered or coasting):
 
         ω'  = alpha·ω + gain·V − mobility·L                      rad/s
-        Δθ  = pos_speed·ω + pos_volt·V                           rad (exact when L = 0)
-        I   = (inertia·(ω' − ω) + L) · current_scale              A, time average of all motors
+        Δθ  = pos_speed·ω + pos_volt·V − pos_load·L              rad, exact
+        I   = amps_volt·V − amps_travel·Δθ                       A, time average of all motors
 
-    A coasting element (open windings) has alpha = 1, gain = pos_volt = current_scale = 0.
+    The current is ``n·(V − G·ω̄/Kv)/R`` with ω̄ = Δθ/h the exact mean speed: losses do not
+    change it (:mod:`simserver.models.losses`). A coasting element (open windings) has
+    gain = pos_volt = amps_volt = amps_travel = 0 and only its loss damping (alpha = 1 with
+    none). ``current_scale`` (A per N·m·s) gives the same current from the impulse when the
+    element has no losses: ``I = current_scale·(inertia·(ω' − ω) + L)``.
     """
 
     alpha: np.ndarray  # 1
@@ -121,42 +128,70 @@ class MotorStep:
     mobility: np.ndarray  # rad/s per N·m·s (1/kg·m²)
     pos_speed: np.ndarray  # s
     pos_volt: np.ndarray  # rad per V
-    current_scale: np.ndarray  # A per N·m·s
+    pos_load: np.ndarray  # rad per N·m·s: (1 − e^−x)/b, h/(2J) with no damping
+    amps_volt: np.ndarray  # A per V
+    amps_travel: np.ndarray  # A per rad of travel in the substep
+    current_scale: np.ndarray  # A per N·m·s (lossless elements)
 
 
 class GearedMotors:
-    """Like elements, each an inertia turned by ``count`` identical DC motors through a gearing.
+    """Like elements, each an inertia turned by ``count`` identical DC motors through a gearing,
+    with optional losses (:class:`~simserver.models.losses.Losses`, in N·m and N·m·s/rad at
+    the driven inertia; default none).
 
-    Per element: ``J·dω/dt = c·V − b·ω − τ_load`` with ``c = n·G·Kt/R`` (N·m/V) and
-    ``b = n·G²·Kt/(R·Kv)`` (N·m·s/rad), ω the speed of the driven inertia (rad/s).
-    Arrays are in element order; construction checks the shapes once.
+    Per element (:mod:`simserver.models.losses`, the joint being the driven inertia's angle):
+    ``J·dω/dt = c·V − b·ω − F_c·sgn(ω) − τ_load`` with ``c = η·n·G·Kt/R`` (N·m/V) and
+    ``b = η·n·G²·Kt/(R·Kv) + b_loss`` (N·m·s/rad) powered, ``b_loss`` (free-current load and
+    viscous friction) coasting; ω the speed of the driven inertia (rad/s). The Coulomb
+    friction F_c (``coulomb``, N·m) is not in the linear map: callers add it as a load impulse
+    (:func:`coulomb_advance`, or the contact solve). Arrays are in element order;
+    construction checks the shapes once.
     """
 
     def __init__(self, motors: Sequence[MotorSpec], counts: Sequence[int],
-                 gearings: Sequence[float], inertias: Sequence[float]):
-        if not len(motors) == len(counts) == len(gearings) == len(inertias):
-            raise ValueError("motors, counts, gearings and inertias must have one length")
+                 gearings: Sequence[float], inertias: Sequence[float],
+                 losses: Sequence[Losses] | None = None):
+        if losses is None:
+            losses = [IDEAL] * len(motors)
+        if not len(motors) == len(counts) == len(gearings) == len(inertias) == len(losses):
+            raise ValueError("motors, counts, gearings, inertias and losses must have one "
+                             "length")
         for count, gearing, inertia in zip(counts, gearings, inertias, strict=True):
             if count < 1 or not gearing > 0 or not inertia > 0:
                 raise ValueError("motor counts must be ≥ 1, gearings and inertias > 0")
+        joints = [JointMotors(m, c, g, lo)
+                  for m, c, g, lo in zip(motors, counts, gearings, losses, strict=True)]
         n = np.array(counts, dtype=float)
         g = np.array(gearings, dtype=float)
         kt = np.array([m.kt for m in motors])
         r = np.array([m.R for m in motors])
         kv = np.array([m.kv for m in motors])
+        eff = np.array([lo.efficiency for lo in losses])
+        emf = eff * (n * g * g * kt / (r * kv))
         self.gearing = g
         self.inertia = np.array(inertias, dtype=float)  # kg·m²
-        self.damping = n * g * g * kt / (r * kv)  # N·m·s/rad
-        self.speed_per_volt = kv / g  # rad/s per V (free speed at the load)
-        self.torque_per_amp = g * kt  # N·m per A of the group's total current
+        self.loss_damping = np.array([j.loss_damping for j in joints])  # N·m·s/rad
+        self.coulomb = np.array([j.coulomb for j in joints])  # N·m
+        self.damping = emf + self.loss_damping  # N·m·s/rad, powered
+        self.speed_per_volt = kv / g * (emf / self.damping)  # rad/s per V: c/b
+        self.torque_per_volt = eff * n * g * kt / r  # c, N·m per V at rest
+        self.torque_per_amp = eff * g * kt  # N·m per A of the group's total current
+        self.amps_per_volt = n / r  # A per V
+        self.amps_per_speed = n * g / (r * kv)  # A per rad/s of the driven inertia
+        self.lossless = np.array([lo.ideal for lo in losses])
 
     def discretize(self, h: float, coast: np.ndarray) -> MotorStep:
         """Exact coefficients for a substep of ``h`` s; ``coast``: bool per element."""
         powered = ~coast
-        x = np.where(powered, self.damping * h / self.inertia, 0.0)
-        # phi1(x) = (1 − e^−x)/x, with its series where the division loses digits.
+        x = np.where(powered, self.damping, self.loss_damping) * h / self.inertia
+        big = x > 1e-3
+        safe = np.where(big, x, 1.0)
+        # phi1(x) = (1 − e^−x)/x and psi(x) = (1 − phi1)/x, with series where division loses
+        # digits.
         phi1 = np.where(x > 1e-6, -np.expm1(-x) / np.where(x > 1e-6, x, 1.0),
                         1.0 - x * (0.5 - x / 6.0))
+        psi = np.where(big, (1.0 - phi1) / safe,
+                       0.5 - x * (1.0 / 6.0 - x * (1.0 / 24.0 - x / 120.0)))
         spv = np.where(powered, self.speed_per_volt, 0.0)
         return MotorStep(
             alpha=np.exp(-x),
@@ -164,8 +199,42 @@ class GearedMotors:
             mobility=phi1 / self.inertia,
             pos_speed=h * phi1,
             pos_volt=h * (1.0 - phi1) * spv,
+            pos_load=h * psi / self.inertia,
+            amps_volt=np.where(powered, self.amps_per_volt, 0.0),
+            amps_travel=np.where(powered, self.amps_per_speed / h, 0.0),
             current_scale=np.where(powered, 1.0 / (h * self.torque_per_amp), 0.0),
         )
+
+
+def coulomb_advance(w0: float, volts: float, alpha: float, gain: float, mobility: float,
+                    pos_speed: float, pos_volt: float, pos_load: float, coulomb: float,
+                    force: float, damping: float, inertia: float, h: float
+                    ) -> tuple[float, float, float]:
+    """Exact substep of one geared inertia with Coulomb friction ``coulomb`` (N·m) and
+    stiction, no other load: (end speed rad/s, travel rad, friction impulse N·m·s).
+
+    The coefficients are the element's :class:`MotorStep` ones; ``force``: c·V, the motors'
+    torque at rest (N·m, 0 coasting); ``damping``: its b (N·m·s/rad). While the element keeps
+    turning one way the friction is a constant load and the linear map is exact; when it
+    stops within the step, :func:`~simserver.models.losses.coulomb_step` solves the step.
+    """
+    if w0 == 0.0:
+        if abs(force) <= coulomb:
+            return 0.0, 0.0, 0.0
+        sign = math.copysign(1.0, force)
+    else:
+        sign = math.copysign(1.0, w0)
+    load = coulomb * h * sign
+    w = alpha * w0 + gain * volts - mobility * load
+    if w * sign >= 0.0:
+        return w, pos_speed * w0 + pos_volt * volts - pos_load * load, load
+    if damping > 0.0:
+        w, travel = coulomb_step(w0, force, damping, coulomb, inertia, h)
+    else:  # coasting with no damping: a constant deceleration to rest
+        t_stop = inertia * abs(w0) / coulomb
+        w, travel = 0.0, 0.5 * w0 * t_stop
+    # The friction impulse that makes the momentum balance: J·Δω = force·h − b·travel − Q.
+    return w, travel, force * h - damping * travel - inertia * (w - w0)
 
 
 #: Damped re-solves of the sliding contacts per substep from a cold start (see
@@ -510,6 +579,29 @@ def _energy_guard(system: ContactSystem, p: list[float]) -> list[float]:
     return p
 
 
+#: Compliance of the rim row of a wheel its Coulomb friction holds still, times the mass:
+#: rigid, up to the digits a solve keeps (see SCRUB_COMPLIANCE).
+LOCKED_COMPLIANCE = 1e-9
+
+
+class WheelRows(NamedTuple):
+    """Per wheel, what :meth:`PlanarChassis._solve_wheels` needs (lists of one length).
+
+    rim: rim speed along the wheel's driven row per rad/s of the wheel, m. free: the wheel's
+    end speed with no load, rad/s. mobility: its end speed change per N·m·s of load impulse.
+    start: its speed at the step's start, rad/s. push: c·V·h, the impulse its motors give at
+    rest over the step, N·m·s (0 coasting). friction: F_c·h, its Coulomb friction impulse,
+    N·m·s.
+    """
+
+    rim: list[float]
+    free: list[float]
+    mobility: list[float]
+    start: list[float]
+    push: list[float]
+    friction: list[float]
+
+
 class PlanarChassis:
     """The rigid chassis of a holonomic drivetrain: pose, body velocity and tire contacts.
 
@@ -568,6 +660,98 @@ class PlanarChassis:
         p, sliding = contact_impulses(system, limit, self._rows_per_contact, self._warm)
         self._slipping = sliding
         return p
+
+    def _solve_wheels(self, rows: list[Row], compliance: list[float],
+                      weight: list[float] | None, base: list[float], wheels: WheelRows,
+                      limit: list[float], dense: bool
+                      ) -> tuple[list[float], tuple[float, float, float], list[float],
+                                 list[float]]:
+        """The contact impulses of one substep with each wheel's Coulomb friction.
+
+        rows: scaled Jacobian rows, ``rows_per_contact`` per wheel, the first of wheel i (row
+        i·k) the one its rim drives. compliance: D per row with the wheels turning freely;
+        weight: 1/D (or None). base: −J·u per row, the rhs without the rims. limit: μ·N·h per
+        contact. dense: solve the whole matrix even with every wheel free.
+
+        A wheel's friction (``wheels.friction``, F_c·h) is a load impulse of that size against
+        its turning. Each wheel is first assumed to keep turning the way it turned (at rest:
+        the way its motors push, if they beat the friction; otherwise held); a wheel whose end
+        speed then runs against its friction stopped within the step and is held (end speed
+        0: its rim row becomes rigid, target 0), and a held wheel that needs more than the
+        friction to stay still turns the way it is pushed; re-solved until nothing changes
+        (at most 4 solves). Exact while every wheel keeps its direction through the substep;
+        a wheel that stops mid-step is treated as stopped for the whole step (the end-of-step
+        velocities move the pose, as everywhere here).
+
+        Returns (P per row N·s, the scaled twist Jᵀ·P, end speed per wheel rad/s, load impulse
+        per wheel N·m·s: rim·P + its friction impulse).
+        """
+        k = self._rows_per_contact
+        w = wheels
+        n = len(w.free)
+        if not any(w.friction):
+            rhs = list(base)
+            for i in range(n):
+                rhs[i * k] += w.rim[i] * w.free[i]
+            free = self._system(rows, compliance, weight, rhs, dense)
+            p = self._solve(free, limit)
+            z = free.twist(p) if isinstance(free, ReducedContacts) else twist(rows, p)
+            load = [r * p[i * k] for i, r in enumerate(w.rim)]
+            end = [f - m * x for f, m, x in zip(w.free, w.mobility, load, strict=True)]
+            return p, z, end, load
+        side = [math.copysign(1.0, s) if s != 0.0 else
+                math.copysign(1.0, d) if abs(d) > f else 0.0
+                for s, d, f in zip(w.start, w.push, w.friction, strict=True)]
+        if not any(side) and not any(base):  # everything at rest and held: nothing moves
+            self._slipping = [False] * len(self._slipping)
+            p = [0.0] * len(rows)
+            hold = [f / m for f, m in zip(w.free, w.mobility, strict=True)]
+            return p, (0.0, 0.0, 0.0), [0.0] * n, hold
+        rigid = LOCKED_COMPLIANCE / self.mass
+        end = [0.0] * n
+        load = [0.0] * n
+        p = []
+        system: ContactSystem | None = None
+        for _ in range(4):
+            rhs = list(base)
+            held = not all(side)
+            comp = list(compliance) if held else compliance
+            for i in range(n):
+                if side[i]:
+                    rhs[i * k] += w.rim[i] * (w.free[i] - w.mobility[i] * side[i]
+                                              * w.friction[i])
+                else:
+                    comp[i * k] = rigid
+            system = self._system(rows, comp, None if held else weight, rhs, dense or held)
+            p = self._solve(system, limit)
+            changed = False
+            for i in range(n):
+                along = w.rim[i] * p[i * k]
+                if side[i]:
+                    q = side[i] * w.friction[i]
+                    end[i] = w.free[i] - w.mobility[i] * (along + q)
+                    if end[i] * side[i] < 0.0:
+                        side[i] = 0.0
+                        changed = True
+                else:
+                    q = w.free[i] / w.mobility[i] - along
+                    end[i] = 0.0
+                    if abs(q) > w.friction[i]:
+                        side[i] = math.copysign(1.0, q)
+                        changed = True
+                load[i] = along + q
+            if not changed:
+                break
+        z = system.twist(p) if isinstance(system, ReducedContacts) else twist(rows, p)
+        return p, z, end, load
+
+    @staticmethod
+    def _system(rows: list[Row], compliance: list[float], weight: list[float] | None,
+                rhs: list[float], dense: bool) -> ContactSystem:
+        if dense:
+            jac = np.array(rows)
+            return DenseContacts(jac @ jac.T + np.diag(compliance), np.array(rhs))
+        return ReducedContacts(rows, compliance, rhs, weight)
 
     def _scaled_jacobian(self, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per wheel at (x, y) m, the scaled Jacobian rows of the contact velocity components

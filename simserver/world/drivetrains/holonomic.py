@@ -22,9 +22,18 @@ from typing import Any
 
 import numpy as np
 
+from simserver.config.losses import DriveLossesConfig, LinearCharacterization
 from simserver.config.model import Config
 from simserver.models.api import DriveView, Joint
 from simserver.models.battery import Source
+from simserver.models.losses import (
+    IDEAL,
+    CharacterizationError,
+    Feedforward,
+    JointMotors,
+    Losses,
+    from_feedforward,
+)
 from simserver.models.motor import MotorSpec, motor_by_name
 
 
@@ -241,3 +250,75 @@ def motor_group(cfg: Config, motor: str, gearing: float, radius: float) -> Motor
     """The :class:`MotorGroup` of motor output ``motor`` of ``cfg``."""
     m = cfg.motors[motor]
     return MotorGroup(motor, motor_by_name(m.type), m.count, gearing, radius)
+
+
+def joint_losses(cfg: DriveLossesConfig, spec: MotorSpec, count: int, gearing: float
+                 ) -> Losses:
+    """The losses of ``count`` ``spec`` motors turning a wheel or an azimuth through
+    ``gearing``, at its angle (N·m, N·m·s/rad), from ``[drivetrain.losses]``: the static
+    friction voltage times the torque per volt, the viscous loss as the fraction of the free
+    speed it costs. Rolling resistance is the model's (it depends on the load on the wheel)."""
+    if cfg.ideal:
+        return IDEAL
+    joint = JointMotors(spec, count, gearing,
+                        Losses(cfg.gearbox_efficiency, free_current=cfg.free_current))
+    f = cfg.viscous_loss
+    return Losses(cfg.gearbox_efficiency, cfg.static_friction * joint.force_per_volt,
+                  f / (1.0 - f) * joint.damping, cfg.free_current)
+
+
+@dataclass(frozen=True)
+class Wheel:
+    """A drive wheel's losses (N·m, N·m·s/rad at the wheel), inertia (kg·m²) and the
+    rolling resistance coefficient the model adds."""
+
+    losses: Losses
+    inertia: float
+    rolling_resistance: float
+
+
+def drive_wheel(cfg: DriveLossesConfig, sysid: LinearCharacterization | None,
+                group: MotorGroup, inertia: float, mass: float, wheels: int) -> Wheel:
+    """A drive wheel from the config: its losses and inertia, or, with ``characterization``,
+    those that give the drive exactly SysId's kS, kV, kA (per wheel, wheel metres).
+
+    kS becomes the wheel's Coulomb friction (rolling resistance included: it is then 0), kV its
+    viscous friction (gearbox efficiency and free current kept from the losses), and kA the
+    inertia each wheel moves, ``mass/wheels + J_wheel/r²``: the robot's mass stays (it sets
+    traction and collisions) and the wheel inertia takes the rest. Raises CharacterizationError
+    (naming the constant) when no wheel can have them: kV below the motors' free speed, or kA
+    below the robot's mass alone.
+    """
+    if sysid is None:
+        return Wheel(joint_losses(cfg, group.spec, group.count, group.gearing), inertia,
+                     0.0 if cfg.ideal else cfg.rolling_resistance)
+    r = group.radius
+    base = IDEAL if cfg.ideal else Losses(cfg.gearbox_efficiency,
+                                          free_current=cfg.free_current)
+    joint = JointMotors(group.spec, group.count, group.gearing / r, base)
+    derived = from_feedforward(joint, Feedforward(sysid.ks, sysid.kv, sysid.ka))
+    share = mass / wheels
+    if not derived.inertia > share * (1.0 + 1e-9):
+        least = share / joint.force_per_volt
+        raise CharacterizationError(
+            f"ka {sysid.ka:.4g} is at or below {least:.4g}, what the robot's mass alone "
+            f"({mass:g} kg over {wheels} wheels) needs with these motors: check the mass, "
+            "the gearing, the wheel size and the units")
+    lo = derived.losses
+    return Wheel(Losses(lo.efficiency, lo.coulomb * r, lo.viscous * r * r, lo.free_current),
+                 (derived.inertia - share) * r * r, 0.0)
+
+
+def characterization_problems(losses: DriveLossesConfig, sysid: LinearCharacterization | None,
+                              cfg: Config, motor: str, gearing: float, radius: float,
+                              wheels: int) -> list[tuple[str, str]]:
+    """(key, message) for ``characterization`` constants no drive wheel can have."""
+    if sysid is None or motor not in cfg.motors:
+        return []
+    try:
+        drive_wheel(losses, sysid, motor_group(cfg, motor, gearing, radius), 1e-3,
+                    cfg.robot.mass, wheels)
+    except CharacterizationError as e:
+        key = str(e).split(" ", 1)[0]
+        return [(f"characterization.{key if key in ('ks', 'kv', 'ka') else 'kv'}", str(e))]
+    return []

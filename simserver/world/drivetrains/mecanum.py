@@ -16,6 +16,8 @@ from simserver.config.plausible import wheel_speed_warning
 from simserver.models.api import DriveMotor, ModelType, OutputSpec
 from simserver.world.drivetrains.holonomic import (
     Holonomic,
+    characterization_problems,
+    drive_wheel,
     free_wheel_speed,
     motor_group,
 )
@@ -42,15 +44,25 @@ def _create(name: str, c: MecanumConfig, cfg: Config) -> Holonomic:
                                  c.max_speed or free_wheel_speed(drive[0].spec, c.gearing, r),
                                  wheel_radius=r, deadzone=c.deadzone, gearing=c.gearing)
     else:
+        wheels = [drive_wheel(c.losses, c.characterization, d, c.wheel_inertia,
+                              cfg.robot.mass, 4) for d in drive]
         model = MecanumDrive(
-            [MecanumWheelParams(x, y, r, d.spec, d.count, c.gearing, c.wheel_inertia)
-             for (x, y), d in zip(places, drive, strict=True)],
-            cfg.robot.mass, moi, c.friction)
+            [MecanumWheelParams(x, y, r, d.spec, d.count, c.gearing, w.inertia, w.losses)
+             for (x, y), d, w in zip(places, drive, wheels, strict=True)],
+            cfg.robot.mass, moi, c.friction, wheels[0].rolling_resistance,
+            1.0 if c.losses.ideal else c.strafe_efficiency)
     return Holonomic(model, drive, (), c.fidelity == "physical", cfg.robot.mass, moi, _outputs)
 
 
 def _motors(c: MecanumConfig) -> list[DriveMotor]:
     return [DriveMotor(getattr(c, w), w, "length", "a drive wheel") for w in WHEELS]
+
+
+def _check(c: MecanumConfig, cfg: Config) -> list[tuple[str, str]]:
+    if c.fidelity != "physical":
+        return []
+    return characterization_problems(c.losses, c.characterization, cfg, c.front_left,
+                                     c.gearing, c.wheel_diameter / 2.0, 4)
 
 
 def _warn(c: MecanumConfig, cfg: Config) -> list[tuple[str, str]]:
@@ -72,6 +84,7 @@ MECANUM = ModelType(
     doc="Mecanum drivetrain: four wheels with 45° rollers, traction-limited roller forces on a "
         "rigid chassis; or kinematic (pyfrc MecanumDrivetrain).",
     create=_create,
+    check=_check,
     warn=_warn,
     motors=_motors,
     outputs=(OutputSpec(WHEEL_SPEEDS, "struct:MecanumDriveWheelSpeeds", "m/s",

@@ -17,8 +17,11 @@ from simserver.config.plausible import wheel_speed_warning
 from simserver.models.api import DriveMotor, ModelType, OutputSpec
 from simserver.world.drivetrains.holonomic import (
     Holonomic,
+    characterization_problems,
+    drive_wheel,
     free_azimuth_rate,
     free_wheel_speed,
+    joint_losses,
     motor_group,
 )
 
@@ -46,11 +49,15 @@ def _create(name: str, c: SwerveConfig, cfg: Config) -> Holonomic:
             c.max_steer_rate or free_azimuth_rate(steer[0].spec, c.steer_gearing),
             wheel_radius=r, drive_gearing=c.drive_gearing, steer_gearing=c.steer_gearing)
     else:
+        wheels = [drive_wheel(c.losses, c.characterization, d, c.wheel_inertia,
+                              cfg.robot.mass, len(mods)) for d in drive]
         model = SwerveDrive(
-            [SwerveModuleParams(m.x, m.y, r, d.spec, d.count, c.drive_gearing, c.wheel_inertia,
-                                s.spec, s.count, c.steer_gearing, c.steer_inertia)
-             for m, d, s in zip(mods, drive, steer, strict=True)],
-            cfg.robot.mass, moi, c.friction, c.scrub_damping or None)
+            [SwerveModuleParams(m.x, m.y, r, d.spec, d.count, c.drive_gearing, w.inertia,
+                                s.spec, s.count, c.steer_gearing, c.steer_inertia, w.losses,
+                                joint_losses(c.losses, s.spec, s.count, c.steer_gearing))
+             for m, d, s, w in zip(mods, drive, steer, wheels, strict=True)],
+            cfg.robot.mass, moi, c.friction, c.scrub_damping or None,
+            wheels[0].rolling_resistance)
     return Holonomic(model, drive, steer, c.fidelity == "physical", cfg.robot.mass,
                      moi, _outputs, coupling=c.coupling_ratio)
 
@@ -72,6 +79,11 @@ def _check(c: SwerveConfig, cfg: Config) -> list[tuple[str, str]]:
     places = [(m.x, m.y) for m in c.modules.values()]
     if len(set(places)) != len(places):
         out.append(("modules", "two modules share a location"))
+    if c.modules and c.fidelity == "physical":
+        first = next(iter(c.modules.values()))
+        out += characterization_problems(c.losses, c.characterization, cfg, first.drive,
+                                         c.drive_gearing, c.wheel_diameter / 2.0,
+                                         len(c.modules))
     return out
 
 

@@ -699,14 +699,14 @@ class PlanarChassis:
             load = [r * p[i * k] for i, r in enumerate(w.rim)]
             end = [f - m * x for f, m, x in zip(w.free, w.mobility, load, strict=True)]
             return p, z, end, load
-        rim, free, mobility, friction = w.rim, w.free, w.mobility, w.friction
+        rim, unloaded, mobility, friction = w.rim, w.free, w.mobility, w.friction
         side = [math.copysign(1.0, s) if s != 0.0 else
                 math.copysign(1.0, d) if abs(d) > f else 0.0
                 for s, d, f in zip(w.start, w.push, friction, strict=True)]
         if not any(side) and not any(base):  # everything at rest and held: nothing moves
             self._slipping = [False] * len(self._slipping)
             p = [0.0] * len(rows)
-            hold = [f / m for f, m in zip(free, mobility, strict=True)]
+            hold = [f / m for f, m in zip(unloaded, mobility, strict=True)]
             return p, (0.0, 0.0, 0.0), [0.0] * n, hold
         rigid = LOCKED_COMPLIANCE / self.mass
         end = [0.0] * n
@@ -719,7 +719,7 @@ class PlanarChassis:
             comp = list(compliance) if held else compliance
             for i, s in enumerate(side):
                 if s:
-                    rhs[i * k] += rim[i] * (free[i] - mobility[i] * s * friction[i])
+                    rhs[i * k] += rim[i] * (unloaded[i] - mobility[i] * s * friction[i])
                 else:
                     comp[i * k] = rigid
             system = self._system(rows, comp, None if held else weight, rhs, dense or held)
@@ -729,13 +729,13 @@ class PlanarChassis:
                 along = rim[i] * p[i * k]
                 if s:
                     q = s * friction[i]
-                    e = free[i] - mobility[i] * (along + q)
+                    e = unloaded[i] - mobility[i] * (along + q)
                     end[i] = e
                     if e * s < 0.0:
                         side[i] = 0.0
                         changed = True
                 else:
-                    q = free[i] / mobility[i] - along
+                    q = unloaded[i] / mobility[i] - along
                     end[i] = 0.0
                     if abs(q) > friction[i]:
                         side[i] = math.copysign(1.0, q)

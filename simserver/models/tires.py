@@ -521,12 +521,12 @@ def _slide(system: ContactSystem, limit: list[float], p: list[float], kappa: lis
     with the damping ``kappa`` per contact (all 0: the sticking solve). Returns (P, sliding
     flags, the κ of the last damped solve)."""
     n = len(limit)
-    blocks = system.pair_blocks()
     ratio = _ratios(p, limit, 2)
     sliding = [x > 0.0 for x in kappa]
     if warm and all(abs(r - 1.0) < WARM_TOLERANCE if s else r <= 1.0
                     for r, s in zip(ratio, sliding, strict=True)):
         iterations = 0  # the last substep's damping still fits
+    blocks = system.pair_blocks() if iterations else []
     for _ in range(iterations):
         damping: list[float] = []
         updated = [0.0] * n
@@ -699,13 +699,14 @@ class PlanarChassis:
             load = [r * p[i * k] for i, r in enumerate(w.rim)]
             end = [f - m * x for f, m, x in zip(w.free, w.mobility, load, strict=True)]
             return p, z, end, load
+        rim, unloaded, mobility, friction = w.rim, w.free, w.mobility, w.friction
         side = [math.copysign(1.0, s) if s != 0.0 else
                 math.copysign(1.0, d) if abs(d) > f else 0.0
-                for s, d, f in zip(w.start, w.push, w.friction, strict=True)]
+                for s, d, f in zip(w.start, w.push, friction, strict=True)]
         if not any(side) and not any(base):  # everything at rest and held: nothing moves
             self._slipping = [False] * len(self._slipping)
             p = [0.0] * len(rows)
-            hold = [f / m for f, m in zip(w.free, w.mobility, strict=True)]
+            hold = [f / m for f, m in zip(unloaded, mobility, strict=True)]
             return p, (0.0, 0.0, 0.0), [0.0] * n, hold
         rigid = LOCKED_COMPLIANCE / self.mass
         end = [0.0] * n
@@ -714,29 +715,29 @@ class PlanarChassis:
         system: ContactSystem | None = None
         for _ in range(4):
             rhs = list(base)
-            held = not all(side)
+            held = 0.0 in side
             comp = list(compliance) if held else compliance
-            for i in range(n):
-                if side[i]:
-                    rhs[i * k] += w.rim[i] * (w.free[i] - w.mobility[i] * side[i]
-                                              * w.friction[i])
+            for i, s in enumerate(side):
+                if s:
+                    rhs[i * k] += rim[i] * (unloaded[i] - mobility[i] * s * friction[i])
                 else:
                     comp[i * k] = rigid
             system = self._system(rows, comp, None if held else weight, rhs, dense or held)
             p = self._solve(system, limit)
             changed = False
-            for i in range(n):
-                along = w.rim[i] * p[i * k]
-                if side[i]:
-                    q = side[i] * w.friction[i]
-                    end[i] = w.free[i] - w.mobility[i] * (along + q)
-                    if end[i] * side[i] < 0.0:
+            for i, s in enumerate(side):
+                along = rim[i] * p[i * k]
+                if s:
+                    q = s * friction[i]
+                    e = unloaded[i] - mobility[i] * (along + q)
+                    end[i] = e
+                    if e * s < 0.0:
                         side[i] = 0.0
                         changed = True
                 else:
-                    q = w.free[i] / w.mobility[i] - along
+                    q = unloaded[i] / mobility[i] - along
                     end[i] = 0.0
-                    if abs(q) > w.friction[i]:
+                    if abs(q) > friction[i]:
                         side[i] = math.copysign(1.0, q)
                         changed = True
                 load[i] = along + q

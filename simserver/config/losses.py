@@ -3,7 +3,8 @@ drivetrain or a mechanism; :mod:`simserver.models.losses` says what each term do
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from simserver.config.fields import boolean, number, optional_quantity, quantity
 from simserver.models.losses import IDEAL, JointMotors, Losses
@@ -113,3 +114,26 @@ def losses_from_config(cfg: LossesConfig, motor: MotorSpec, count: int, ratio: f
     f = cfg.viscous_loss
     return Losses(cfg.gearbox_efficiency, cfg.static_friction * bare.force_per_volt,
                   f / (1.0 - f) * bare.damping, cfg.free_current)
+
+
+_DEFAULTS: dict[type, Any] = {}
+
+
+def _defaults(cls: type) -> Any:
+    """A table of ``cls`` with every key left out, loaded once."""
+    if cls not in _DEFAULTS:
+        from simserver.config.loader import load_section  # the loader imports this module
+
+        _DEFAULTS[cls] = load_section(cls, {})
+    return _DEFAULTS[cls]
+
+
+def losses_issues(cfg: LossesConfig) -> list[tuple[str, str]]:
+    """(key, message) of every key set beside ``ideal = true`` (to a value other than its
+    default): an ideal machine has none of those losses."""
+    if not cfg.ideal:
+        return []
+    defaults = _defaults(type(cfg))
+    return [(f.name, "must be left out with ideal = true (no losses at all)")
+            for f in fields(cfg) if f.name != "ideal"
+            and getattr(cfg, f.name) != getattr(defaults, f.name)]

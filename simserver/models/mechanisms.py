@@ -748,9 +748,10 @@ class Arm(_Driven):
             else moment_of_inertia
         self.length, self.mass, self.cg_distance, self.gravity = length, mass, d, gravity
         self.moment_of_inertia = j
-        self._mgd = mass * gravity * d if gravity_torque is None else gravity_torque
-        if not math.isfinite(self._mgd):
+        self.gravity_torque = mass * gravity * d if gravity_torque is None else gravity_torque
+        if not math.isfinite(self.gravity_torque):
             raise ValueError("gravity_torque must be finite")
+        self._mgd = self.gravity_torque
         self._fm = 0.0  # the Coulomb torque while moving, −F_c·sgn(ω), N·m
         start = min(max(0.0, min_angle), max_angle) if start_angle is None else start_angle
         super().__init__(drive, j, drive.gearing, min_angle, max_angle, start, losses)

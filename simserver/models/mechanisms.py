@@ -304,11 +304,12 @@ class _Driven:
             return
         self._settle()
         t = 0.0
+        sticky = self._fc > 0.0
         for _ in range(_MAX_EVENTS):
             rem = h - t
             if rem <= 0.0:
                 return
-            if self.held:
+            if self._side or (sticky and not self._dir):  # self.held, inlined: hot path
                 spent, leave = self._rest(rem)
                 if spent >= rem:
                     return
@@ -484,7 +485,7 @@ class _LinearDriven(_Driven):
         self._fm = self._f - self._fc * self._dir
         end = self._state_at(t_max, v, cached=True)
         t_end, event = t_max, 0
-        if self._fc > 0.0:
+        if self._fc > 0.0 and (self._L > 0.0 or end[1] * self._dir < 0.0):
             t_zero = self._speed_zero(t_max, v, end)
             if t_zero is not None:
                 t_end, event = t_zero, _HELD

@@ -304,18 +304,16 @@ class _Driven:
             return
         self._settle()
         t = 0.0
-        sticky = self._fc > 0.0
         for _ in range(_MAX_EVENTS):
             rem = h - t
             if rem <= 0.0:
                 return
-            if self._side or (sticky and not self._dir):  # self.held, inlined: hot path
-                spent, leave = self._rest(rem)
+            if self._side or (not self._dir and self._fc > 0.0):  # self.held, inlined
+                spent = self._rest(rem)
                 if spent >= rem:
                     return
                 t += spent
-                # the net force overcame the stop or the friction: move off that way
-                self._side, self._dir = 0, leave
+                self._side = 0  # the net force overcame the stop or the friction: move off
             else:
                 spent, event = self._free(rem, self._v)
                 if not event:
@@ -350,36 +348,43 @@ class _Driven:
     def _breakaway(self, net: float) -> int:
         """Direction a resting mechanism starts moving under the net force ``net`` (N or N·m,
         friction aside), or 0 while the stop and the static friction hold it."""
-        if net > self._fc and self._side <= 0:
-            return 1
-        if net < -self._fc and self._side >= 0:
-            return -1
-        return 0
+        side = self._side
+        if side:  # the stop holds any force into it, the friction up to F_c away from it
+            return 0 if net * side >= -self._fc else -side
+        return 0 if abs(net) <= self._fc else 1 if net > 0.0 else -1
 
-    def _rest(self, t_max: float) -> tuple[float, int]:
+    def _rest(self, t_max: float) -> float:
         """Stay at rest while the stop and the static friction hold the net force; return the
-        time spent (s) and the direction it then moves (0: held all ``t_max``)."""
+        time spent (s). When it breaks away, the direction it moves is left in ``_dir``."""
         f_ext = self._force(self._q)
         if self._L == 0.0:
-            leave = self._breakaway(f_ext + self._k * self._v)
-            return (0.0, leave) if leave else (t_max, 0)
+            net, side = f_ext + self._k * self._v, self._side
+            if side and net * side >= -self._fc:
+                return t_max  # on a stop and held there: the common case, without a call
+            leave = self._breakaway(net)
+            if not leave:
+                return t_max
+            self._dir = leave
+            return 0.0
         leave = self._breakaway(f_ext + self._kI * self._i)
         if leave:
-            return 0.0, leave
+            self._dir = leave
+            return 0.0
         i_inf = self._v / self._R
         leave = self._breakaway(f_ext + self._kI * i_inf)
         if not leave:
             self._i = self._rest_current(t_max, self._i)
-            return t_max, 0
+            return t_max
         # The net force is monotone in time: it breaks away when I reaches i_turn.
         i_turn = (leave * self._fc - f_ext) / self._kI
         ratio = (i_turn - i_inf) / (self._i - i_inf)
         t_turn = -math.log(ratio) * self._L / self._R if ratio > 0.0 else 0.0
         if t_turn >= t_max:
             self._i = self._rest_current(t_max, self._i)
-            return t_max, 0
+            return t_max
         self._i = i_turn
-        return t_turn, leave
+        self._dir = leave
+        return t_turn
 
     def _free(self, t_max: float, v: float) -> tuple[float, int]:
         """Advance up to ``t_max`` s in motion; return (time spent, event): the stop hit
@@ -482,10 +487,12 @@ class _LinearDriven(_Driven):
         return y, (self._kI * di - self._D * y) / self._J
 
     def _free(self, t_max: float, v: float) -> tuple[float, int]:
-        self._fm = self._f - self._fc * self._dir
+        fc = self._fc
+        if fc > 0.0:
+            self._fm = self._f - fc * self._dir
         end = self._state_at(t_max, v, cached=True)
         t_end, event = t_max, 0
-        if self._fc > 0.0 and (self._L > 0.0 or end[1] * self._dir < 0.0):
+        if fc > 0.0 and (self._L > 0.0 or end[1] * self._dir < 0.0):
             t_zero = self._speed_zero(t_max, v, end)
             if t_zero is not None:
                 t_end, event = t_zero, _HELD
@@ -754,6 +761,7 @@ class Arm(_Driven):
             raise ValueError("gravity_torque must be finite")
         self._mgd = self.gravity_torque
         self._fm = 0.0  # the Coulomb torque while moving, −F_c·sgn(ω), N·m
+        self._fq: Callable[[float], float] = self._force  # the torque while moving, τ_g + fm
         start = min(max(0.0, min_angle), max_angle) if start_angle is None else start_angle
         super().__init__(drive, j, drive.gearing, min_angle, max_angle, start, losses)
         n = 3 if self._L > 0.0 else 2
@@ -777,6 +785,9 @@ class Arm(_Driven):
     def _force(self, q: float) -> float:
         return -self._mgd * math.cos(q)
 
+    def _moving_force(self, q: float) -> float:
+        return -self._mgd * math.cos(q) + self._fm
+
     def _coeffs(self, h: float, cache: bool) -> _EtdCoeffs:
         c = self._etd.get(h)
         if c is None:
@@ -790,15 +801,15 @@ class Arm(_Driven):
     def _etd_step(self, x: np.ndarray, h: float, v: float, cache: bool = False) -> np.ndarray:
         """One ETDRK4 (Cox–Matthews) step of length h from x."""
         c = self._coeffs(h, cache)
-        f, fm = self._force, self._fm  # the constant Coulomb torque is integrated exactly
-        fx = f(x[0]) + fm
+        f = self._fq  # with the Coulomb torque: a constant, integrated exactly
+        fx = f(x[0])
         base = c.E2 @ x + c.qV * v
         a = base + c.qF * fx
-        fa = f(a[0]) + fm
+        fa = f(a[0])
         b = base + c.qF * fa
-        fb = f(b[0]) + fm
+        fb = f(b[0])
         cc = c.E2 @ a + c.qF * (2.0 * fb - fx) + c.qV * v
-        fc = f(cc[0]) + fm
+        fc = f(cc[0])
         out: np.ndarray = c.E @ x + c.a1 * fx + c.a2 * (fa + fb) + c.a3 * fc + c.aV * v
         return out
 
@@ -816,14 +827,16 @@ class Arm(_Driven):
         if t_max < 1e-12:  # a rounding remainder after an event: not worth an exponential
             self._q = min(max(self._q + self._w * t_max, self._lo), self._hi)
             return t_max, 0
+        sticky = self._fc > 0.0
         self._fm = -self._fc * self._dir
+        self._fq = self._moving_force if self._fm else self._force
         n = max(1, math.ceil(t_max / self.max_internal_step - 1e-9))
         h = t_max / n
         for k in range(n):
             x0 = self._vec()
             x1 = self._etd_step(x0, h, v, cache=True)
             t_end = h
-            if self._fc > 0.0 and float(x1[1]) * self._dir < 0.0:
+            if sticky and float(x1[1]) * self._dir < 0.0:
                 t_end = self._speed_zero(x0, x1, h, v)
                 x1 = self._etd_step(x0, t_end, v) if t_end > 0.0 else x0.copy()
             hit = self._crossing(x0, x1, t_end, v) if t_end > 0.0 else None
@@ -841,11 +854,11 @@ class Arm(_Driven):
     def _speed_zero(self, x0: np.ndarray, x1: np.ndarray, h: float, v: float) -> float:
         """When, within one ETDRK4 step that ends moving against the friction's sign, the
         speed crosses zero: root-found on the ETDRK4 map."""
-        A, bF, bV, f, fm = self._A, self._bF, self._bV, self._force, self._fm
+        A, bF, bV, f = self._A, self._bF, self._bV, self._fq
 
         def g(t: float) -> tuple[float, float]:
             x = self._etd_step(x0, t, v) if t != h else x1
-            accel = float((A @ x)[1] + bF[1] * (f(x[0]) + fm) + bV[1] * v)
+            accel = float((A @ x)[1] + bF[1] * f(x[0]) + bV[1] * v)
             return float(x[1]), accel
 
         return _root(g, 0.0, h, float(x0[1]), float(x1[1]))

@@ -107,8 +107,9 @@ def _phi_c(k: int, lam: complex, t: float) -> complex:
 
 
 def _root(f: Callable[[float], tuple[float, float]], a: float, b: float, fa: float,
-          fb: float) -> float:
-    """A zero of f in [a, b] (fa, fb of opposite signs) by Newton safeguarded by bisection.
+          fb: float, guess: float | None = None) -> float:
+    """A zero of f in [a, b] (fa, fb of opposite signs) by Newton safeguarded by bisection,
+    from ``guess`` (default: the midpoint).
 
     f returns (value, derivative). Converges to a few ulps of t.
     """
@@ -117,7 +118,7 @@ def _root(f: Callable[[float], tuple[float, float]], a: float, b: float, fa: flo
     if fb == 0.0:
         return b
     neg_a = fa < 0.0
-    t = 0.5 * (a + b)
+    t = guess if guess is not None and a < guess < b else 0.5 * (a + b)
     for _ in range(200):
         v, d = f(t)
         if v == 0.0:
@@ -861,7 +862,8 @@ class Arm(_Driven):
             accel = float((A @ x)[1] + bF[1] * f(x[0]) + bV[1] * v)
             return float(x[1]), accel
 
-        return _root(g, 0.0, h, float(x0[1]), float(x1[1]))
+        w0, w1 = float(x0[1]), float(x1[1])
+        return _root(g, 0.0, h, w0, w1, guess=h * w0 / (w0 - w1))  # from the secant
 
     def _crossing(self, x0: np.ndarray, x1: np.ndarray, h: float, v: float
                   ) -> tuple[float, int, np.ndarray] | None:

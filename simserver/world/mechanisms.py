@@ -286,8 +286,9 @@ def _check_joint(ratio: Callable[[Any], float], per: str, gravity: bool = True) 
         ch = c.characterization
         if ch is None or c.motor not in cfg.motors:
             return out
-        if not gravity and ch.kg is not None:
-            out.append(("characterization.kg", "a flywheel has no gravity term: leave kg out"))
+        if not gravity and ch.kg:
+            out.append(("characterization.kg", "a flywheel has no gravity term: leave kg out "
+                        "(or 0 V)"))
         try:
             _joint(c, cfg, ratio(c))
         except CharacterizationError as e:

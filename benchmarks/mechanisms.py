@@ -17,6 +17,9 @@ What is measured
     1 in, carriage 8 kg, stops 0 to 1.2 m; arm 1× NEO, gearing 60, 0.6 m, 3 kg (centre of
     gravity at 0.3 m, WPILib's assumption; J = m·d² + m·L²/12), stops −80° to 100°. Both
     sides use g = 9.8 m/s² (WPILib's value) and no rotor inertia, friction or inductance.
+    Ours also with the default losses of a config (``[mechanisms.<name>.losses]`` left out:
+    gearbox efficiency, free-current load, static friction with stiction): the cost of the
+    friction's events (stops at zero speed, stiction holds) on the same schedule.
 
 How
     Warm-up, then ``--repeats`` timed runs in alternating order (ABBA), garbage collector
@@ -39,6 +42,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from simserver.config.loader import load_section
+from simserver.config.losses import LossesConfig, losses_from_config
+from simserver.models.losses import IDEAL, Losses
 from simserver.models.mechanisms import Arm, Elevator, MotorDrive
 from simserver.models.motor import MotorSpec
 
@@ -67,10 +73,19 @@ def _neo() -> Any:
     return DCMotor.NEO(1)
 
 
-def ours_elevator(hi: float = ELEVATOR["hi"]) -> Elevator:
+def _losses(drive: MotorDrive, ratio: float, lossy: bool) -> Losses:
+    """A config's default losses for this drive (``lossy``), or none."""
+    if not lossy:
+        return IDEAL
+    return losses_from_config(load_section(LossesConfig, {}), drive.motor, drive.count, ratio)
+
+
+def ours_elevator(hi: float = ELEVATOR["hi"], lossy: bool = False) -> Elevator:
     drive = MotorDrive(MotorSpec.from_dcmotor("Kraken X60", _kraken()), int(ELEVATOR["count"]),
                        ELEVATOR["gearing"])
-    return Elevator(drive, ELEVATOR["mass"], ELEVATOR["drum"], ELEVATOR["lo"], hi, gravity=G)
+    losses = _losses(drive, ELEVATOR["gearing"] / ELEVATOR["drum"], lossy)
+    return Elevator(drive, ELEVATOR["mass"], ELEVATOR["drum"], ELEVATOR["lo"], hi, gravity=G,
+                    losses=losses)
 
 
 def wpilib_elevator(hi: float = ELEVATOR["hi"]) -> Any:
@@ -81,10 +96,11 @@ def wpilib_elevator(hi: float = ELEVATOR["hi"]) -> Any:
                        ELEVATOR["mass"], ELEVATOR["drum"], ELEVATOR["lo"], hi, True, 0.0)
 
 
-def ours_arm(lo: float = ARM["lo"], hi: float = ARM["hi"]) -> Arm:
+def ours_arm(lo: float = ARM["lo"], hi: float = ARM["hi"], lossy: bool = False) -> Arm:
     drive = MotorDrive(MotorSpec.from_dcmotor("NEO", _neo()), 1, ARM["gearing"])
     return Arm(drive, ARM["length"], ARM["mass"], cg_distance=0.3, moment_of_inertia=ARM_J,
-               min_angle=lo, max_angle=hi, start_angle=0.0, gravity=G)
+               min_angle=lo, max_angle=hi, start_angle=0.0, gravity=G,
+               losses=_losses(drive, ARM["gearing"], lossy))
 
 
 def wpilib_arm(lo: float = ARM["lo"], hi: float = ARM["hi"]) -> Any:
@@ -207,8 +223,12 @@ def measure_mechanisms(seconds: float = 60.0, repeats: int = 5) -> dict[str, Any
         av = voltages(dt, seconds, 6.0)
         cases += [
             ("elevator", dt, "ours", partial(_fresh, run_ours, ours_elevator, dt, ev)),
+            ("elevator", dt, "lossy", partial(_fresh, run_ours,
+                                              partial(ours_elevator, lossy=True), dt, ev)),
             ("elevator", dt, "wpilib", partial(_fresh, run_wpilib, wpilib_elevator, dt, ev)),
             ("arm", dt, "ours", partial(_fresh, run_ours, ours_arm, dt, av)),
+            ("arm", dt, "lossy", partial(_fresh, run_ours, partial(ours_arm, lossy=True), dt,
+                                         av)),
             ("arm", dt, "wpilib", partial(_fresh, run_wpilib, wpilib_arm, dt, av)),
         ]
     for *_, run in cases:  # warm-up
@@ -226,8 +246,9 @@ def measure_mechanisms(seconds: float = 60.0, repeats: int = 5) -> dict[str, Any
 
 # --- output ----------------------------------------------------------------------------------
 
-HEAD = ["mechanism, dt", "ours µs/step (best / median)", "WPILib µs/step (best / median)",
-        "WPILib / ours (medians)", "|error| at 1 s: ours", "WPILib"]
+HEAD = ["mechanism, dt", "ours µs/step (best / median)", "ours, default losses",
+        "WPILib µs/step (best / median)", "WPILib / ours (medians)", "|error| at 1 s: ours",
+        "WPILib"]
 
 
 def _rows(res: dict[str, Any]) -> list[list[str]]:
@@ -236,8 +257,10 @@ def _rows(res: dict[str, Any]) -> list[list[str]]:
                               ("arm", "rad", "arm vs SingleJointedArmSim")):
         for dt in STEPS:
             o, w = res["cost"][(mech, dt, "ours")], res["cost"][(mech, dt, "wpilib")]
+            lossy = res["cost"][(mech, dt, "lossy")]
             acc = res["accuracy"][mech][dt]
             rows.append([f"{label}, {dt * 1e3:g} ms", f"{o['best']:.2f} / {o['median']:.2f}",
+                         f"{lossy['best']:.2f} / {lossy['median']:.2f}",
                          f"{w['best']:.2f} / {w['median']:.2f}",
                          f"{w['median'] / o['median']:.2f}×", f"{acc['ours']:.1e} {unit}",
                          f"{acc['wpilib']:.1e} {unit}"])

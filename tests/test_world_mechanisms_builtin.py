@@ -38,6 +38,7 @@ type = "flywheel"
 motor = "shooter"
 gearing = 1.5
 moment_of_inertia = "0.002 kg*m^2"
+losses = {{ ideal = true }}
 """
 
 
@@ -208,7 +209,7 @@ def test_flywheel_ramp_slows_the_spin_up_but_not_the_final_speed():
 
 def test_a_coasting_elevator_falls_freely():
     world = make_world(ELEVATOR.replace('count = 2', 'count = 2\nneutral = "coast"')
-                       + 'start_height = "1.0 m"\n')
+                       + 'start_height = "1.0 m"\nlosses = { ideal = true }\n')
     world.step(0.2)  # duty 0: the windings are open, nothing holds the carriage
     out = world.snapshot().mechanisms["lift"]
     t = world.time

@@ -3,9 +3,12 @@ drivetrain or a mechanism; :mod:`simserver.models.losses` says what each term do
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from simserver.config.fields import boolean, number, optional_quantity, quantity
+from simserver.models.losses import IDEAL, JointMotors, Losses
+from simserver.models.motor import MotorSpec
 
 #: Gearbox efficiency used unless the config says otherwise: an estimate. Spur and belt stages
 #: lose about 2-5 % each (gear makers' figures); FRC drivetrain calculators assume 80-90 % for
@@ -93,3 +96,44 @@ class RotaryCharacterization:
     kg: float | None = optional_quantity(
         "voltage", "Arms: the voltage that holds the arm horizontal against gravity (SysId's "
         "kG, the cosine term).", minimum=0.0, maximum=12.0)
+
+
+def losses_from_config(cfg: LossesConfig, motor: MotorSpec, count: int, ratio: float) -> Losses:
+    """The model's :class:`Losses` of a joint turned by ``count`` ``motor`` through ``ratio``
+    (motor rad per m or per rad of the joint): ``static_friction`` V becomes a Coulomb force
+    (N or N·m) through the joint's force per volt, ``viscous_loss`` f the viscous friction
+    b = f/(1 − f)·(back-EMF + free-current damping), which slows the free speed by f.
+
+    A drivetrain's rolling resistance depends on the load on each wheel: the drivetrain adds
+    it.
+    """
+    if cfg.ideal:
+        return IDEAL
+    bare = JointMotors(motor, count, ratio,
+                       Losses(cfg.gearbox_efficiency, free_current=cfg.free_current))
+    f = cfg.viscous_loss
+    return Losses(cfg.gearbox_efficiency, cfg.static_friction * bare.force_per_volt,
+                  f / (1.0 - f) * bare.damping, cfg.free_current)
+
+
+_DEFAULTS: dict[type, Any] = {}
+
+
+def _defaults(cls: type) -> Any:
+    """A table of ``cls`` with every key left out, loaded once."""
+    if cls not in _DEFAULTS:
+        from simserver.config.loader import load_section  # the loader imports this module
+
+        _DEFAULTS[cls] = load_section(cls, {})
+    return _DEFAULTS[cls]
+
+
+def losses_issues(cfg: LossesConfig) -> list[tuple[str, str]]:
+    """(key, message) of every key set beside ``ideal = true`` (to a value other than its
+    default): an ideal machine has none of those losses."""
+    if not cfg.ideal:
+        return []
+    defaults = _defaults(type(cfg))
+    return [(f.name, "must be left out with ideal = true (no losses at all)")
+            for f in fields(cfg) if f.name != "ideal"
+            and getattr(cfg, f.name) != getattr(defaults, f.name)]

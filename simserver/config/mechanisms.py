@@ -5,8 +5,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from simserver.config.fields import number, optional_quantity, quantity, text
+from simserver.config.fields import (
+    number,
+    optional_quantity,
+    optional_section,
+    quantity,
+    section,
+    text,
+)
 from simserver.config.limits import DEG, INCH, MECHANISM_GEARING, TRAVEL
+from simserver.config.losses import LinearCharacterization, LossesConfig, RotaryCharacterization
 
 GEARING: dict[str, Any] = {"minimum": MECHANISM_GEARING[0], "maximum": MECHANISM_GEARING[1]}
 HEIGHT: dict[str, Any] = {"minimum": -TRAVEL, "maximum": TRAVEL}
@@ -33,6 +41,13 @@ class ElevatorConfig:
         "length", "Below this, output driving down is cut (firmware soft limit).", **HEIGHT)
     soft_max: float | None = optional_quantity(
         "length", "Above this, output driving up is cut (firmware soft limit).", **HEIGHT)
+    losses: LossesConfig = section(LossesConfig, "Friction, gearbox and motor losses "
+                                   "(static friction in N at the carriage: the voltage × "
+                                   "the force per volt).")
+    characterization: LinearCharacterization | None = optional_section(
+        "SysId results per metre of carriage travel: kS and kV set the friction, kA the "
+        "inertia (carriage_mass is then not used for it), kG the weight (default: "
+        "carriage_mass × g). Refused when no friction gives the kV (docs/models.md).")
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,12 @@ class ArmConfig:
         "angle", "Below this, output driving down is cut (firmware soft limit).", **ANGLE)
     soft_max: float | None = optional_quantity(
         "angle", "Above this, output driving up is cut (firmware soft limit).", **ANGLE)
+    losses: LossesConfig = section(LossesConfig, "Friction, gearbox and motor losses "
+                                   "(static friction in N·m at the pivot).")
+    characterization: RotaryCharacterization | None = optional_section(
+        "SysId results per radian: kS and kV set the friction, kA the moment of inertia, kG "
+        "(the cosine term: the voltage holding it horizontal) the gravity torque (default: "
+        "mass × g × cg_distance). Refused when no friction gives the kV (docs/models.md).")
 
 
 @dataclass(frozen=True)
@@ -72,12 +93,17 @@ class FlywheelConfig:
     moment_of_inertia: float = quantity(None, "moment of inertia", "Of the load, about its "
                                         "axis (a 4 in, 1 lb wheel: about 0.0006 kg·m²).",
                                         minimum=1e-6, maximum=10.0, usual=(None, 0.5))
+    losses: LossesConfig = section(LossesConfig, "Friction, gearbox and motor losses "
+                                   "(static friction in N·m at the flywheel).")
+    characterization: RotaryCharacterization | None = optional_section(
+        "SysId results per radian: kS and kV set the friction, kA the moment of inertia "
+        "(moment_of_inertia is then not used). No kG: a flywheel has no gravity term.")
 
 
 @dataclass(frozen=True)
 class LinearConfig:
     """pyfrc's LinearMotion (`type = "linear"`): position moves at duty × speed, clamped; no
-    motor physics (no current drawn). For quick models."""
+    motor physics (no current drawn, no losses, no characterization). For quick models."""
 
     motor: str = text(None, "Motor (in [motors]) whose duty drives it.")
     speed: float = quantity(None, "speed", "Travel speed at full duty.", minimum=1e-3,

@@ -8,22 +8,25 @@ motors, each fed the terminal voltage ``V`` (constant over a substep)::
 
     motor speed      ω_m = c·w                                      rad/s
     per motor        L·dI/dt = V − R·I − ω_m/Kv                     (L = 0: I = (V − ω_m/Kv)/R)
-    load             J·dw/dt = n·c·Kt·I + F(q)
+    load             J·dw/dt = η·n·c·Kt·I − D·w − F_c·sgn(w) + F(q)
 
-    Elevator  J = m (carriage),  c = G/r,  F = −m·g
+    Elevator  J = m (carriage),  c = G/r,  F = −m·g (or a weight of its own)
     Rotary    J = moment of inertia,  c = G,  F = 0
-    Arm       J = moment of inertia about the pivot,  c = G,  F = −m·g·d·cos(q)
+    Arm       J = moment of inertia about the pivot,  c = G,  F = −m·g·d·cos(q) (or τ_g·cos(q))
               (q = 0 horizontal, CCW/up positive, d = pivot-to-CoG distance)
 
-Without inductance the speed obeys ``dw/dt = −α·w + β`` (α = n·c²·Kt/(R·Kv·J),
-β = (F + n·c·Kt·V/R)/J); with inductance ``(w, I)`` is a 2×2 affine system. Both are linear
-when F is constant (elevator, rotary), and are then advanced EXACTLY for constant V (scalar
-closed form without inductance; with it, Sylvester's formula for e^{Mt} and its integrals over
-the 2×2 (w, I) matrix, real or complex poles, cached per substep length): no step-size error
-at any substep. The arm's gravity torque is nonlinear; it is advanced by the exponential integrator
-ETDRK4 (Cox–Matthews): the stiff linear part (motor damping, L/R electrical pole) is
-propagated by matrix exponentials, only the smooth gravity torque is approximated (4th order).
-It is stable for any substep and any inductance.
+The loss terms (:mod:`simserver.models.losses`, one :class:`JointMotors` per mechanism):
+gearbox efficiency η, the damping D of the motors' free-current load and of viscous friction,
+and Coulomb friction F_c with stiction. Without inductance the speed obeys
+``dw/dt = −α·w + β`` (α = B/J with B the joint's total damping, β = (F − F_c·s + k·V)/J,
+k = η·n·c·Kt/R, s the sign of the motion); with inductance ``(w, I)`` is a 2×2 affine system.
+Both are linear when F is constant (elevator, rotary), and are then advanced EXACTLY for
+constant V (scalar closed form without inductance; with it, Sylvester's formula for e^{Mt} and
+its integrals over the 2×2 (w, I) matrix, real or complex poles, cached per substep length):
+no step-size error at any substep. The arm's gravity torque is nonlinear; it is advanced by
+the exponential integrator ETDRK4 (Cox–Matthews): the stiff linear part (motor damping, L/R
+electrical pole) is propagated by matrix exponentials, only the smooth gravity torque is
+approximated (4th order). It is stable for any substep and any inductance.
 
 Hard stops (elevator, arm) are inelastic: the crossing time is solved on the solution within
 the substep (exactly for the linear mechanisms, by root finding on the ETDRK4 map for the arm),
@@ -32,13 +35,23 @@ rest of the substep at rest as long as the net force pushes into the stop; if it
 (now, or later in the substep as the current changes) the mechanism leaves the stop at that
 moment. Soft limits are not modelled here (the controller cuts the output).
 
-Not modelled: friction, rotor inertia (as in WPILib's sims), backlash, current limits.
+Coulomb friction is piecewise linear: its sign s is fixed between events, and a zero of the
+speed is an event handled like a stop: found the same way (in closed form without
+inductance, by safeguarded Newton on the exact solution with it, by root finding on the
+ETDRK4 map for the arm), the mechanism stops there and stays at rest while
+``|net force| ≤ F_c`` (stiction equal to sliding friction); with inductance the current keeps
+changing at rest, and the mechanism breaks away the moment the net force exceeds F_c. With no
+losses (``Losses()``, the default) the model is WPILib's ideal machine.
+
+Not modelled: rotor inertia (as in WPILib's sims), backlash, current limits; a gearbox loses
+the same fraction back-driven as driven.
 
 Usage::
 
     kraken = motor_by_name("Kraken X60")
     lift = Elevator(MotorDrive(kraken, count=2, gearing=10.0), carriage_mass=8.0,
-                    drum_radius=0.025, min_height=0.0, max_height=1.5)
+                    drum_radius=0.025, min_height=0.0, max_height=1.5,
+                    losses=Losses(efficiency=0.9, coulomb=15.0, free_current=True))
     for _ in range(4):                      # one 20 ms tick in 5 ms substeps
         lift.step(0.005, voltage=6.0)       # volts at each motor's terminals
     lift.position, lift.velocity, lift.current, lift.at_upper
@@ -55,6 +68,7 @@ from itertools import pairwise
 import numpy as np
 
 from simserver.models.linear import e1, e2, expm
+from simserver.models.losses import IDEAL, JointMotors, Losses
 from simserver.models.motor import MotorSpec
 
 GRAVITY = 9.80665  # m/s², standard gravity
@@ -62,6 +76,7 @@ GRAVITY = 9.80665  # m/s², standard gravity
 _POS_TOL = 1e-12  # m or rad: a stop is crossed only when passed by more than this (rounding)
 _MAX_EVENTS = 16  # stop/leave events handled within one substep before holding at the stop
 _ETD_CACHE = 8  # substep lengths whose ETDRK4 coefficients an Arm keeps
+_HELD = 2  # event: the speed reached zero against Coulomb friction
 
 
 def _phi_r(k: int, lam: float, t: float) -> float:
@@ -92,8 +107,9 @@ def _phi_c(k: int, lam: complex, t: float) -> complex:
 
 
 def _root(f: Callable[[float], tuple[float, float]], a: float, b: float, fa: float,
-          fb: float) -> float:
-    """A zero of f in [a, b] (fa, fb of opposite signs) by Newton safeguarded by bisection.
+          fb: float, guess: float | None = None) -> float:
+    """A zero of f in [a, b] (fa, fb of opposite signs) by Newton safeguarded by bisection,
+    from ``guess`` (default: the midpoint).
 
     f returns (value, derivative). Converges to a few ulps of t.
     """
@@ -102,7 +118,7 @@ def _root(f: Callable[[float], tuple[float, float]], a: float, b: float, fa: flo
     if fb == 0.0:
         return b
     neg_a = fa < 0.0
-    t = 0.5 * (a + b)
+    t = guess if guess is not None and a < guess < b else 0.5 * (a + b)
     for _ in range(200):
         v, d = f(t)
         if v == 0.0:
@@ -177,25 +193,30 @@ class _Driven:
     """
 
     def __init__(self, drive: MotorDrive, inertia: float, ratio: float, lower: float,
-                 upper: float, start: float):
+                 upper: float, start: float, losses: Losses):
         if not (inertia > 0.0 and math.isfinite(inertia)):
             raise ValueError("inertia (mass or moment of inertia) must be a finite number > 0")
         if not lower < upper:
             raise ValueError("the lower stop must be below the upper stop")
         self.drive = drive
         m = drive.motor
+        self.joint = joint = JointMotors(m, drive.count, ratio, losses)
         self._J = inertia
         self._c = ratio
         self._R = m.R
         self._kv = m.kv
         self._L = drive.inductance
-        self._kI = drive.count * ratio * m.kt  # generalized force per amp of each motor
-        self._alpha = self._kI * ratio / (m.R * m.kv * inertia)  # 1/s, no-inductance damping
+        self._k = joint.force_per_volt  # generalized force per volt at rest, N/V or N·m/V
+        self._kI = self._k * m.R  # generalized force per amp of each motor
+        self._D = joint.loss_damping  # damping besides the back-EMF's
+        self._alpha = joint.damping / inertia  # 1/s, no-inductance damping
+        self._fc = joint.coulomb
         self._lo = lower
         self._hi = upper
         self._start = start
         self._q = self._w = self._i = self._v = 0.0
-        self._side = 0  # -1 resting on the lower stop, +1 on the upper, 0 free
+        self._side = 0  # -1 resting on the lower stop, +1 on the upper, 0 off the stops
+        self._dir = 0  # sign of the motion the Coulomb friction opposes; 0 at rest
         self.reset()
 
     # --- state --------------------------------------------------------------------------------
@@ -215,14 +236,15 @@ class _Driven:
         self._q, self._w, self._v = float(q), float(velocity), 0.0
         self._i = float(current) if self._L > 0.0 else 0.0
         self._side = 0
+        self._dir = (self._w > 0.0) - (self._w < 0.0)
         self._settle()
 
     def _settle(self) -> None:
         """Rest on a stop when at it and moving into it."""
         if self._q <= self._lo and self._w <= 0.0:
-            self._q, self._w, self._side = self._lo, 0.0, -1
+            self._q, self._w, self._side, self._dir = self._lo, 0.0, -1, 0
         elif self._q >= self._hi and self._w >= 0.0:
-            self._q, self._w, self._side = self._hi, 0.0, 1
+            self._q, self._w, self._side, self._dir = self._hi, 0.0, 1, 0
 
     @property
     def position(self) -> float:
@@ -250,6 +272,11 @@ class _Driven:
     def voltage(self) -> float:
         """Terminal voltage of each motor during the last step, V."""
         return self._v
+
+    @property
+    def held(self) -> bool:
+        """At rest (on a stop, or held by static friction)."""
+        return self._side != 0 or (self._dir == 0 and self._fc > 0.0)
 
     @property
     def at_lower(self) -> bool:
@@ -282,29 +309,33 @@ class _Driven:
             rem = h - t
             if rem <= 0.0:
                 return
-            if self._side:
+            if self._side or (not self._dir and self._fc > 0.0):  # self.held, inlined
                 spent = self._rest(rem)
                 if spent >= rem:
                     return
                 t += spent
-                self._side = 0  # the net force turned away from the stop: leave it
+                self._side = 0  # the net force overcame the stop or the friction: move off
             else:
-                spent, side = self._free(rem, self._v)
-                if not side:
+                spent, event = self._free(rem, self._v)
+                if not event:
                     return
                 t += spent
-                self._q = self._lo if side < 0 else self._hi
-                self._w = 0.0
-                self._side = side
-        # Pathological chattering between a stop and free motion: finish at the stop.
-        if h - t > 0.0 and not self._side:
-            spent, side = self._free(h - t, self._v)
-            if not side:
+                self._stop(event)
+        # Pathological chattering between rest and motion: finish at rest.
+        if h - t > 0.0 and not self.held:
+            spent, event = self._free(h - t, self._v)
+            if not event:
                 return
             t += spent
-            self._q, self._w, self._side = (self._lo if side < 0 else self._hi), 0.0, side
+            self._stop(event)
         if h - t > 0.0:
             self._rest_hold(h - t)
+
+    def _stop(self, event: int) -> None:
+        """Come to rest: on a stop (event -1 or +1), or where friction stopped it (_HELD)."""
+        if event != _HELD:
+            self._q, self._side = (self._lo if event < 0 else self._hi), event
+        self._w, self._dir = 0.0, 0
 
     def _rest_current(self, t: float, i0: float) -> float:
         """Current after ``t`` s at zero speed (inductance > 0), A."""
@@ -315,32 +346,51 @@ class _Driven:
         if self._L > 0.0:
             self._i = self._rest_current(t, self._i)
 
+    def _breakaway(self, net: float) -> int:
+        """Direction a resting mechanism starts moving under the net force ``net`` (N or N·m,
+        friction aside), or 0 while the stop and the static friction hold it."""
+        side = self._side
+        if side:  # the stop holds any force into it, the friction up to F_c away from it
+            return 0 if net * side >= -self._fc else -side
+        return 0 if abs(net) <= self._fc else 1 if net > 0.0 else -1
+
     def _rest(self, t_max: float) -> float:
-        """Stay on the stop while the net force pushes into it; return the time spent (s)."""
-        sign = self._side
+        """Stay at rest while the stop and the static friction hold the net force; return the
+        time spent (s). When it breaks away, the direction it moves is left in ``_dir``."""
         f_ext = self._force(self._q)
         if self._L == 0.0:
-            net = f_ext + self._kI * self._v / self._R
-            return t_max if net * sign >= 0.0 else 0.0
-        net0 = f_ext + self._kI * self._i
-        if net0 * sign < 0.0:
+            net, side = f_ext + self._k * self._v, self._side
+            if side and net * side >= -self._fc:
+                return t_max  # on a stop and held there: the common case, without a call
+            leave = self._breakaway(net)
+            if not leave:
+                return t_max
+            self._dir = leave
+            return 0.0
+        leave = self._breakaway(f_ext + self._kI * self._i)
+        if leave:
+            self._dir = leave
             return 0.0
         i_inf = self._v / self._R
-        if (f_ext + self._kI * i_inf) * sign >= 0.0:
+        leave = self._breakaway(f_ext + self._kI * i_inf)
+        if not leave:
             self._i = self._rest_current(t_max, self._i)
             return t_max
-        # The net force is monotone in time: it turns when I reaches -F/(n·c·Kt).
-        i_turn = -f_ext / self._kI
+        # The net force is monotone in time: it breaks away when I reaches i_turn.
+        i_turn = (leave * self._fc - f_ext) / self._kI
         ratio = (i_turn - i_inf) / (self._i - i_inf)
         t_turn = -math.log(ratio) * self._L / self._R if ratio > 0.0 else 0.0
         if t_turn >= t_max:
             self._i = self._rest_current(t_max, self._i)
             return t_max
         self._i = i_turn
+        self._dir = leave
         return t_turn
 
     def _free(self, t_max: float, v: float) -> tuple[float, int]:
-        """Advance up to ``t_max`` s free; return (time spent, stop hit: -1/+1, or 0)."""
+        """Advance up to ``t_max`` s in motion; return (time spent, event): the stop hit
+        (-1/+1), _HELD when the speed reached zero against Coulomb friction (the state is
+        then at that instant, speed not yet zeroed), or 0."""
         raise NotImplementedError
 
 
@@ -348,24 +398,26 @@ class _LinearDriven(_Driven):
     """Mechanisms with a constant external force: advanced exactly."""
 
     def __init__(self, drive: MotorDrive, inertia: float, ratio: float, lower: float,
-                 upper: float, start: float, force: float):
+                 upper: float, start: float, force: float, losses: Losses):
         self._f = force
-        super().__init__(drive, inertia, ratio, lower, upper, start)
+        self._fm = force  # the constant force while moving: with the Coulomb friction
+        super().__init__(drive, inertia, ratio, lower, upper, start, losses)
         self._mats: dict[float, tuple[float, ...]] = {}
         if self._L > 0.0:
-            # (w, I)' = M·(w, I) + (F/J, V/L), M = [[0, b], [c, d]].
+            # (w, I)' = M·(w, I) + (F/J, V/L), M = [[a, b], [c, d]].
+            self._ma = -self._D / self._J
             self._mb = self._kI / self._J
             self._mc = -self._c / (self._kv * self._L)
             self._md = -self._R / self._L
-            det = -self._mb * self._mc
-            disc = 0.25 * self._md * self._md - det
+            det = self._ma * self._md - self._mb * self._mc
+            half = 0.5 * (self._ma + self._md)
+            disc = half * half - det
             if disc > 0.0:  # real poles; the small one from det/λ (no cancellation)
-                lam1 = 0.5 * self._md - math.sqrt(disc)
+                lam1 = half - math.sqrt(disc)
                 self._poles: tuple[complex, complex] = (lam1, det / lam1)
                 self._gap = 2.0 * math.sqrt(disc)
             else:  # complex pair σ ± iω (or repeated)
-                self._poles = (complex(0.5 * self._md, math.sqrt(-disc)),
-                               complex(0.5 * self._md, -math.sqrt(-disc)))
+                self._poles = (complex(half, math.sqrt(-disc)), complex(half, -math.sqrt(-disc)))
                 self._gap = 2.0 * math.sqrt(-disc)
 
     def _force(self, q: float) -> float:
@@ -375,7 +427,7 @@ class _LinearDriven(_Driven):
         """(q, w, I) after ``t`` s of free motion from the current state, exact."""
         q0, w0 = self._q, self._w
         if self._L == 0.0:
-            beta = (self._f + self._kI * v / self._R) / self._J
+            beta = (self._fm + self._k * v) / self._J
             x = -self._alpha * t
             g1 = t * e1(x)
             w = w0 * math.exp(x) + beta * g1
@@ -390,7 +442,7 @@ class _LinearDriven(_Driven):
                 self._mats[t] = m
         e00, e01, e10, e11, p00, p01, p10, p11, r00, r01 = m
         i0 = self._i
-        c0, c1 = self._f / self._J, v / self._L
+        c0, c1 = self._fm / self._J, v / self._L
         w = e00 * w0 + e01 * i0 + p00 * c0 + p01 * c1
         i = e10 * w0 + e11 * i0 + p10 * c0 + p11 * c1
         q = q0 + p00 * w0 + p01 * i0 + r00 * c0 + r01 * c1
@@ -403,10 +455,10 @@ class _LinearDriven(_Driven):
         t·(e^{λt} − 1)/(λt), t²·(e^{λt} − 1 − λt)/(λt)²; when the poles nearly coincide,
         the exponential of the block matrix [[M, I, 0], [0, 0, I], [0, 0, 0]]·t instead.
         """
-        b, c, d = self._mb, self._mc, self._md
-        if self._gap * t < 1e-3 or self._gap < 1e-4 * abs(d):
+        a, b, c, d = self._ma, self._mb, self._mc, self._md
+        if self._gap * t < 1e-3 or self._gap < 1e-4 * abs(a + d):
             w = np.zeros((6, 6))
-            w[0:2, 0:2] = [[0.0, b], [c, d]]
+            w[0:2, 0:2] = [[a, b], [c, d]]
             w[0:2, 2:4] = w[2:4, 4:6] = np.eye(2)
             x = expm(w * t)
             return (x[0, 0], x[0, 1], x[1, 0], x[1, 1], x[0, 2], x[0, 3], x[1, 2], x[1, 3],
@@ -423,34 +475,69 @@ class _LinearDriven(_Driven):
                 dd = (fa - fb) / (l1 - l2)
                 a0 = fb - dd * l2
             # f(M) = a0·I + dd·M
-            out += [a0, dd * b, dd * c, a0 + dd * d]
+            out += [a0 + dd * a, dd * b, dd * c, a0 + dd * d]
         return (*out[0:4], *out[4:8], out[8], out[9])
 
     def _accel(self, s: tuple[float, float, float], v: float) -> tuple[float, float]:
         """(dw/dt, d²w/dt²) in state s."""
         _, w, i = s
+        y = (self._fm + self._kI * i - self._D * w) / self._J
         if self._L == 0.0:
-            y = (self._f + self._kI * i) / self._J
             return y, -self._alpha * y
-        y = (self._f + self._kI * i) / self._J
         di = (v - self._R * i - self._c * w / self._kv) / self._L
-        return y, self._kI * di / self._J
+        return y, (self._kI * di - self._D * y) / self._J
 
     def _free(self, t_max: float, v: float) -> tuple[float, int]:
+        fc = self._fc
+        if fc > 0.0:
+            self._fm = self._f - fc * self._dir
         end = self._state_at(t_max, v, cached=True)
+        t_end, event = t_max, 0
+        if fc > 0.0 and (self._L > 0.0 or end[1] * self._dir < 0.0):
+            t_zero = self._speed_zero(t_max, v, end)
+            if t_zero is not None:
+                t_end, event = t_zero, _HELD
+                end = self._state_at(t_zero, v)
         hit = None
         if math.isfinite(self._lo) or math.isfinite(self._hi):
-            hit = self._first_crossing(t_max, v, end)
+            hit = self._first_crossing(t_end, v, end)
         if hit is None:
             q, w, i = end
             lo, hi = self._lo, self._hi
             self._q = lo if q < lo else hi if q > hi else q  # rounding within _POS_TOL
             self._w, self._i = w, i
-            return t_max, 0
+            return t_end, event
         t_hit, side = hit
         _, _, i = self._state_at(t_hit, v)
         self._i = i
         return t_hit, side
+
+    def _speed_zero(self, T: float, v: float, end: tuple[float, float, float]) -> float | None:
+        """Earliest time in [0, T] the exact speed turns against the motion (the Coulomb
+        friction's sign then changes: the mechanism stops there), or None."""
+        d = self._dir
+        if self._L == 0.0:
+            if end[1] * d >= 0.0:
+                return None  # w is monotone: it kept its sign
+            beta = (self._fm + self._k * v) / self._J  # w(t) = β/α + (w0 − β/α)·e^{−αt}
+            x = -self._w * self._alpha / beta
+            return min(T, math.log1p(x) / self._alpha if self._alpha > 0.0 else -self._w / beta)
+        start = (self._q, self._w, self._i)
+
+        def state(t: float) -> tuple[float, float, float]:
+            return start if t == 0.0 else end if t == T else self._state_at(t, v)
+
+        def speed(t: float) -> tuple[float, float]:
+            s = state(t)
+            return s[1], self._accel(s, v)[0]
+
+        ta, wa = 0.0, self._w
+        for tb in (*self._accel_zeros(T, v, state), T):  # w is monotone between these
+            wb = state(tb)[1]
+            if wb * d < 0.0:
+                return _root(speed, ta, tb, wa, wb)
+            ta, wa = tb, wb
+        return None
 
     def _first_crossing(self, T: float, v: float, end: tuple[float, float, float]
                         ) -> tuple[float, int] | None:
@@ -505,28 +592,31 @@ class _LinearDriven(_Driven):
 
         L = 0: w is monotone, so max(|w0|, |w_end|). L > 0: with z = (w, I) and z∞ the
         equilibrium, w − w∞ is the first row of e^{Mt}·(z0 − z∞), whose entries are bounded
-        for all t ≥ 0 by |λ|/ω and |b|/ω (complex poles σ ± iω) or (|λ1| + |λ2|)/(λ1 − λ2)
-        and 2|b|/(λ1 − λ2) (real poles), i.e. (|λ1| + |λ2|)/gap and 2|b|/gap.
+        for all t ≥ 0 (M = [[a, b], [c, d]]) by |λ − a|/ω and |b|/ω (complex poles σ ± iω)
+        or (|λ1 − a| + |λ2 − a|)/(λ1 − λ2) and 2|b|/(λ1 − λ2) (real poles), i.e.
+        (|λ1 − a| + |λ2 − a|)/gap and 2|b|/gap.
         """
         if self._L == 0.0:
             return max(abs(self._w), abs(end[1]))
-        if self._gap < 1e-4 * abs(self._md):
+        a, b, c, d = self._ma, self._mb, self._mc, self._md
+        if self._gap < 1e-4 * abs(a + d):
             return math.inf  # nearly repeated poles: no useful bound
-        c0, c1 = self._f / self._J, v / self._L
-        i_inf = -c0 / self._mb
-        w_inf = -(self._md * i_inf + c1) / self._mc
+        c0, c1 = self._fm / self._J, v / self._L
+        det = a * d - b * c
+        w_inf = (b * c1 - d * c0) / det
+        i_inf = (c * c0 - a * c1) / det
         l1, l2 = self._poles
-        return (abs(w_inf) + (abs(l1) + abs(l2)) / self._gap * abs(self._w - w_inf)
-                + 2.0 * abs(self._mb) / self._gap * abs(self._i - i_inf))
+        return (abs(w_inf) + (abs(l1 - a) + abs(l2 - a)) / self._gap * abs(self._w - w_inf)
+                + 2.0 * abs(b) / self._gap * abs(self._i - i_inf))
 
     def _accel_zeros(self, T: float, v: float,
                      state: Callable[[float], tuple[float, float, float]]) -> list[float]:
         """Times in (0, T) where dw/dt changes sign, increasing."""
         if self._L == 0.0:
             return []  # dw/dt = (β − α·w0)·e^{−αt}: one sign
-        # y = dw/dt obeys y'' + (R/L)·y' + (kI·c/(J·Kv·L))·y = 0.
-        rho = self._R / self._L
-        k = self._kI * self._c / (self._J * self._kv * self._L)
+        # y = dw/dt obeys y'' − tr(M)·y' + det(M)·y = 0.
+        rho = -(self._ma + self._md)
+        k = self._ma * self._md - self._mb * self._mc
         disc = 0.25 * rho * rho - k
         if disc >= 0.0:
             edges = [0.0, T]  # real exponents: y has at most one zero
@@ -551,14 +641,18 @@ class _LinearDriven(_Driven):
 class Elevator(_LinearDriven):
     """A carriage lifted by a cable on a drum, under constant gravity, with hard stops.
 
-    carriage_mass: kg (everything the cable lifts). drum_radius: m. min_height, max_height:
-    hard stops, m. gravity: m/s² (WPILib's ElevatorSim uses 9.8). start_height: m, default
-    min_height. Position is the carriage height, m; velocity m/s, up positive.
+    carriage_mass: kg (everything the cable lifts; with rotating parts reflected, the
+    inertia SysId's kA measures). drum_radius: m. min_height, max_height: hard stops, m.
+    gravity: m/s² (WPILib's ElevatorSim uses 9.8). start_height: m, default min_height.
+    losses: of the joint (force in N at the carriage). weight: the force gravity pulls the
+    carriage down with, N; default carriage_mass·gravity (SysId's kG sets it apart from the
+    inertia). Position is the carriage height, m; velocity m/s, up positive.
     """
 
     def __init__(self, drive: MotorDrive, carriage_mass: float, drum_radius: float,
                  min_height: float, max_height: float, gravity: float = GRAVITY,
-                 start_height: float | None = None):
+                 start_height: float | None = None, losses: Losses = IDEAL,
+                 weight: float | None = None):
         if not (drum_radius > 0.0 and math.isfinite(drum_radius)):
             raise ValueError("drum_radius must be a finite number > 0")
         if not (math.isfinite(min_height) and math.isfinite(max_height)):
@@ -567,8 +661,11 @@ class Elevator(_LinearDriven):
         self.drum_radius = drum_radius
         self.gravity = gravity
         start = min_height if start_height is None else start_height
+        self.weight = carriage_mass * gravity if weight is None else weight
+        if not math.isfinite(self.weight):
+            raise ValueError("weight must be finite")
         super().__init__(drive, carriage_mass, drive.gearing / drum_radius, min_height,
-                         max_height, start, -carriage_mass * gravity)
+                         max_height, start, -self.weight, losses)
 
     @property
     def min_height(self) -> float:
@@ -583,13 +680,15 @@ class Rotary(_LinearDriven):
     """A flywheel or any rotary load without stops or gravity torque.
 
     moment_of_inertia: of the load about its axis, kg·m² (rotor inertia not added).
-    Position is the output angle, rad (unbounded); velocity rad/s.
+    losses: of the joint (torque in N·m at the output). Position is the output angle, rad
+    (unbounded); velocity rad/s.
     """
 
-    def __init__(self, drive: MotorDrive, moment_of_inertia: float, start_angle: float = 0.0):
+    def __init__(self, drive: MotorDrive, moment_of_inertia: float, start_angle: float = 0.0,
+                 losses: Losses = IDEAL):
         self.moment_of_inertia = moment_of_inertia
         super().__init__(drive, moment_of_inertia, drive.gearing, -math.inf, math.inf,
-                         start_angle, 0.0)
+                         start_angle, 0.0, losses)
 
 
 class _EtdCoeffs:
@@ -626,10 +725,15 @@ class Arm(_Driven):
     mass at the CoG plus a uniform rod's spread about its own centre. That is exact for a
     uniform rod (d = L/2 gives m·L²/3) and an approximation otherwise. min_angle, max_angle:
     hard stops, rad (±inf: none). start_angle: rad, default 0 clamped into the stops.
-    Angle 0 is horizontal, CCW (up) positive; gravity torque is −m·g·d·cos(θ).
+    losses: of the joint (torque in N·m at the pivot). gravity_torque: the torque gravity
+    pulls the arm down with when horizontal, N·m; default m·g·d (SysId's kG sets it apart
+    from the mass). Angle 0 is horizontal, CCW (up) positive; gravity torque is
+    −gravity_torque·cos(θ).
 
-    Integration: ETDRK4 on ``x' = A·x + bF·τ_g(θ) + bV·V`` with x = (θ, ω) or (θ, ω, I). The
-    linear part (including the stiff motor and L/R poles) is exact; the error comes only from
+    Integration: ETDRK4 on ``x' = A·x + bF·(τ_g(θ) − F_c·sgn(ω)) + bV·V`` with x = (θ, ω) or
+    (θ, ω, I), the friction's sign fixed between events. The linear part (including the stiff
+    motor and L/R poles, and the damping of the losses) and the constant Coulomb torque are
+    exact; the error comes only from
     the variation of the gravity torque within a step, 4th order in the step (measured: 3-5e-9
     rad over a 2 s swing at 5 ms, 4e-12 at 1 ms, 6e-7 at 20 ms). Substeps longer than
     ``max_internal_step`` (5 ms) are split.
@@ -640,7 +744,8 @@ class Arm(_Driven):
     def __init__(self, drive: MotorDrive, length: float, mass: float,
                  cg_distance: float | None = None, moment_of_inertia: float | None = None,
                  min_angle: float = -math.inf, max_angle: float = math.inf,
-                 start_angle: float | None = None, gravity: float = GRAVITY):
+                 start_angle: float | None = None, gravity: float = GRAVITY,
+                 losses: Losses = IDEAL, gravity_torque: float | None = None):
         if not (length > 0.0 and math.isfinite(length)):
             raise ValueError("length must be a finite number > 0")
         if not (mass >= 0.0 and math.isfinite(mass)):
@@ -652,9 +757,14 @@ class Arm(_Driven):
             else moment_of_inertia
         self.length, self.mass, self.cg_distance, self.gravity = length, mass, d, gravity
         self.moment_of_inertia = j
-        self._mgd = mass * gravity * d
+        self.gravity_torque = mass * gravity * d if gravity_torque is None else gravity_torque
+        if not math.isfinite(self.gravity_torque):
+            raise ValueError("gravity_torque must be finite")
+        self._mgd = self.gravity_torque
+        self._fm = 0.0  # the Coulomb torque while moving, −F_c·sgn(ω), N·m
+        self._fq: Callable[[float], float] = self._force  # the torque while moving, τ_g + fm
         start = min(max(0.0, min_angle), max_angle) if start_angle is None else start_angle
-        super().__init__(drive, j, drive.gearing, min_angle, max_angle, start)
+        super().__init__(drive, j, drive.gearing, min_angle, max_angle, start, losses)
         n = 3 if self._L > 0.0 else 2
         A = np.zeros((n, n))
         A[0, 1] = 1.0
@@ -662,18 +772,22 @@ class Arm(_Driven):
         bV = np.zeros(n)
         bF[1] = 1.0 / j
         if n == 3:
+            A[1, 1] = -self._D / j
             A[1, 2] = self._kI / j
             A[2, 1] = -self._c / (self._kv * self._L)
             A[2, 2] = -self._R / self._L
             bV[2] = 1.0 / self._L
         else:
             A[1, 1] = -self._alpha
-            bV[1] = self._kI / (self._R * j)
+            bV[1] = self._k / j
         self._A, self._bF, self._bV = A, bF, bV
         self._etd: dict[float, _EtdCoeffs] = {}
 
     def _force(self, q: float) -> float:
         return -self._mgd * math.cos(q)
+
+    def _moving_force(self, q: float) -> float:
+        return -self._mgd * math.cos(q) + self._fm
 
     def _coeffs(self, h: float, cache: bool) -> _EtdCoeffs:
         c = self._etd.get(h)
@@ -688,7 +802,7 @@ class Arm(_Driven):
     def _etd_step(self, x: np.ndarray, h: float, v: float, cache: bool = False) -> np.ndarray:
         """One ETDRK4 (Cox–Matthews) step of length h from x."""
         c = self._coeffs(h, cache)
-        f = self._force
+        f = self._fq  # with the Coulomb torque: a constant, integrated exactly
         fx = f(x[0])
         base = c.E2 @ x + c.qV * v
         a = base + c.qF * fx
@@ -714,20 +828,42 @@ class Arm(_Driven):
         if t_max < 1e-12:  # a rounding remainder after an event: not worth an exponential
             self._q = min(max(self._q + self._w * t_max, self._lo), self._hi)
             return t_max, 0
+        sticky = self._fc > 0.0
+        self._fm = -self._fc * self._dir
+        self._fq = self._moving_force if self._fm else self._force
         n = max(1, math.ceil(t_max / self.max_internal_step - 1e-9))
         h = t_max / n
         for k in range(n):
             x0 = self._vec()
             x1 = self._etd_step(x0, h, v, cache=True)
-            hit = self._crossing(x0, x1, h, v)
+            t_end = h
+            if sticky and float(x1[1]) * self._dir < 0.0:
+                t_end = self._speed_zero(x0, x1, h, v)
+                x1 = self._etd_step(x0, t_end, v) if t_end > 0.0 else x0.copy()
+            hit = self._crossing(x0, x1, t_end, v) if t_end > 0.0 else None
             if hit is not None:
                 tau, side, x_hit = hit
                 self._set(x_hit)
                 return k * h + tau, side
             self._set(x1)
+            if t_end < h:
+                return k * h + t_end, _HELD
         lo, hi = self._lo, self._hi
         self._q = lo if self._q < lo else hi if self._q > hi else self._q
         return t_max, 0
+
+    def _speed_zero(self, x0: np.ndarray, x1: np.ndarray, h: float, v: float) -> float:
+        """When, within one ETDRK4 step that ends moving against the friction's sign, the
+        speed crosses zero: root-found on the ETDRK4 map."""
+        A, bF, bV, f = self._A, self._bF, self._bV, self._fq
+
+        def g(t: float) -> tuple[float, float]:
+            x = self._etd_step(x0, t, v) if t != h else x1
+            accel = float((A @ x)[1] + bF[1] * f(x[0]) + bV[1] * v)
+            return float(x[1]), accel
+
+        w0, w1 = float(x0[1]), float(x1[1])
+        return _root(g, 0.0, h, w0, w1, guess=h * w0 / (w0 - w1))  # from the secant
 
     def _crossing(self, x0: np.ndarray, x1: np.ndarray, h: float, v: float
                   ) -> tuple[float, int, np.ndarray] | None:

@@ -9,10 +9,26 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from simserver.config.losses import losses_from_config, losses_issues
 from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
 from simserver.config.model import Config
 from simserver.models.api import Drawing, InputSpec, Ligament, ModelType, OutputSpec, RobotView
-from simserver.models.mechanisms import Arm, Elevator, LinearMotion, MotorDrive, Rotary
+from simserver.models.losses import (
+    CharacterizationError,
+    Derived,
+    Feedforward,
+    JointMotors,
+    Losses,
+    from_feedforward,
+)
+from simserver.models.mechanisms import (
+    GRAVITY,
+    Arm,
+    Elevator,
+    LinearMotion,
+    MotorDrive,
+    Rotary,
+)
 from simserver.models.motor import motor_by_name
 
 # --- built-in mechanisms ------------------------------------------------------------------------
@@ -104,18 +120,49 @@ def _open(drive: MotorDrive) -> MotorDrive:
     return MotorDrive(dataclasses.replace(drive.motor, kt=0.0), drive.count, drive.gearing, 0.0)
 
 
+def _coasting(joint: JointMotors) -> Losses:
+    """The losses of ``joint`` with its windings open: the friction, and the motors' no-load
+    losses (their free-current load) as the damping they are, since the rotors still turn."""
+    losses = joint.losses
+    return Losses(losses.efficiency, losses.coulomb, joint.loss_damping, False)
+
+
 def _drive(cfg: Config, motor: str, gearing: float) -> MotorDrive:
     m = cfg.motors[motor]
     return MotorDrive(motor_by_name(m.type), m.count, gearing, m.inductance)
 
 
+def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig, cfg: Config, ratio: float
+           ) -> tuple[Losses, Derived | None]:
+    """The joint's losses from its `losses` table, or from its `characterization` with what
+    that derives (inertia, gravity). ratio: motor rad per m or rad of the joint. Raises
+    CharacterizationError for constants no friction gives."""
+    m = cfg.motors[c.motor]
+    spec = motor_by_name(m.type)
+    losses = losses_from_config(c.losses, spec, m.count, ratio)
+    ch = c.characterization
+    if ch is None:
+        return losses, None
+    derived = from_feedforward(JointMotors(spec, m.count, ratio, losses),
+                               Feedforward(ch.ks, ch.kv, ch.ka, ch.kg or 0.0))
+    return derived.losses, derived
+
+
 def _elevator(name: str, c: ElevatorConfig, cfg: Config) -> Driven:
-    def build(drive: MotorDrive) -> Elevator:
-        return Elevator(drive, c.carriage_mass, c.drum_radius, c.min_height, c.max_height,
-                        start_height=c.start_height)
+    losses, derived = _joint(c, cfg, c.gearing / c.drum_radius)
+    mass = c.carriage_mass if derived is None else derived.inertia
+    weight = c.carriage_mass * GRAVITY
+    if derived is not None and c.characterization is not None \
+            and c.characterization.kg is not None:
+        weight = derived.gravity
+
+    def build(drive: MotorDrive, losses: Losses) -> Elevator:
+        return Elevator(drive, mass, c.drum_radius, c.min_height, c.max_height,
+                        start_height=c.start_height, losses=losses, weight=weight)
 
     drive = _drive(cfg, c.motor, c.gearing)
-    model, twin = build(drive), build(_open(drive))
+    model = build(drive, losses)
+    twin = build(_open(drive), _coasting(model.joint))
     top = c.max_height
 
     def draw(e: Elevator) -> Drawing:
@@ -132,12 +179,20 @@ def _elevator(name: str, c: ElevatorConfig, cfg: Config) -> Driven:
 
 
 def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
-    def build(drive: MotorDrive) -> Arm:
-        return Arm(drive, c.length, c.mass, c.cg_distance, c.moment_of_inertia, c.min_angle,
-                   c.max_angle, c.start_angle)
+    losses, derived = _joint(c, cfg, c.gearing)
+    inertia = c.moment_of_inertia if derived is None else derived.inertia
+    torque = None
+    if derived is not None and c.characterization is not None \
+            and c.characterization.kg is not None:
+        torque = derived.gravity
+
+    def build(drive: MotorDrive, losses: Losses) -> Arm:
+        return Arm(drive, c.length, c.mass, c.cg_distance, inertia, c.min_angle,
+                   c.max_angle, c.start_angle, losses=losses, gravity_torque=torque)
 
     drive = _drive(cfg, c.motor, c.gearing)
-    model, twin = build(drive), build(_open(drive))
+    model = build(drive, losses)
+    twin = build(_open(drive), _coasting(model.joint))
     size = 2.2 * c.length
 
     def draw(a: Arm) -> Drawing:
@@ -153,8 +208,11 @@ def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
 
 
 def _flywheel(name: str, c: FlywheelConfig, cfg: Config) -> Driven:
+    losses, derived = _joint(c, cfg, c.gearing)
+    inertia = c.moment_of_inertia if derived is None else derived.inertia
     drive = _drive(cfg, c.motor, c.gearing)
-    model, twin = Rotary(drive, c.moment_of_inertia), Rotary(_open(drive), c.moment_of_inertia)
+    model = Rotary(drive, inertia, losses=losses)
+    twin = Rotary(_open(drive), inertia, losses=_coasting(model.joint))
 
     def draw(r: Rotary) -> Drawing:
         return Drawing(0.5, 0.5, {"hub": (0.25, 0.25)},
@@ -216,6 +274,41 @@ def _check_limits(lo_key: str, hi_key: str) -> Callable[[Any, Config], list[tupl
     return check
 
 
+Check = Callable[[Any, Config], list[tuple[str, str]]]
+
+
+def _check_joint(ratio: Callable[[Any], float], per: str, gravity: bool = True) -> Check:
+    """The `losses` table's keys agree with `ideal`; the `characterization` is one that
+    friction, inertia (and gravity, when ``gravity``) can give these motors. per: the unit of
+    the joint ("m" or "rad"), for messages."""
+    def check(c: Any, cfg: Config) -> list[tuple[str, str]]:
+        out = [(f"losses.{key}", msg) for key, msg in losses_issues(c.losses)]
+        ch = c.characterization
+        if ch is None or c.motor not in cfg.motors:
+            return out
+        if not gravity and ch.kg:
+            out.append(("characterization.kg", "a flywheel has no gravity term: leave kg out "
+                        "(or 0 V)"))
+        try:
+            _joint(c, cfg, ratio(c))
+        except CharacterizationError as e:
+            key = str(e).split(" ", 1)[0]
+            if key in ("ks", "kv", "ka", "kg"):
+                out.append((f"characterization.{key}", f"{e} (V·s/{per}, per {per} of travel)"
+                            if key == "kv" else str(e)))
+            else:
+                out.append(("characterization", str(e)))
+        except (KeyError, ValueError):
+            pass  # an unknown motor type: reported where the motor is declared
+        return out
+
+    return check
+
+
+def _checks(*checks: Check) -> Check:
+    return lambda c, cfg: [issue for check in checks for issue in check(c, cfg)]
+
+
 _STOPS = (OutputSpec("at_lower", "boolean", "", "Resting on the lower hard stop."),
           OutputSpec("at_upper", "boolean", "", "Resting on the upper hard stop."))
 _MOTOR = (InputSpec("motor", "motor", "The motor output driving it."),)
@@ -228,7 +321,8 @@ ELEVATOR = ModelType(
     outputs=(OutputSpec("height", "double", "m", "Carriage height."),
              OutputSpec("velocity", "double", "m/s", "Carriage velocity, up positive."),
              *_STOPS),
-    check=_check_limits("min_height", "max_height"),
+    check=_checks(_check_limits("min_height", "max_height"),
+                  _check_joint(lambda c: c.gearing / c.drum_radius, "m")),
 )
 ARM = ModelType(
     name="arm", mechanism2d=True,
@@ -237,7 +331,8 @@ ARM = ModelType(
         "soft limits; exponential integrator, stable with winding inductance.",
     outputs=(OutputSpec("angle", "double", "deg", "Arm angle from horizontal, up positive."),
              OutputSpec("velocity", "double", "deg/s", "Angular velocity."), *_STOPS),
-    check=_check_limits("min_angle", "max_angle"),
+    check=_checks(_check_limits("min_angle", "max_angle"),
+                  _check_joint(lambda c: c.gearing, "rad")),
 )
 FLYWHEEL = ModelType(
     name="flywheel", mechanism2d=True,
@@ -245,12 +340,14 @@ FLYWHEEL = ModelType(
     doc="Flywheel or any rotating load: a moment of inertia on a motor; exact.",
     outputs=(OutputSpec("velocity", "double", "rad/s", "Angular velocity."),
              OutputSpec("rpm", "double", "rpm", "Angular velocity in revolutions per minute.")),
+    check=_check_joint(lambda c: c.gearing, "rad", gravity=False),
 )
 LINEAR = ModelType(
     name="linear", mechanism2d=True,
     config=LinearConfig, create=lambda _n, c, _cfg: Linear(c.motor, c),
     joint="length", inputs=_MOTOR,
-    doc="pyfrc LinearMotion: position moves at duty × speed between optional ends.",
+    doc="pyfrc LinearMotion: position moves at duty × speed between optional ends (no motor "
+        "physics, no losses).",
     outputs=(OutputSpec("position", "double", "m", "Position."),
              OutputSpec("velocity", "double", "m/s", "Velocity."), *_STOPS),
     check=_check_limits("min_position", "max_position"),

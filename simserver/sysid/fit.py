@@ -5,7 +5,10 @@ Between two samples ``T`` seconds apart, with the voltage ``u`` held, the mechan
 ``kA·dv/dt = u − kS·sgn(v) − kV·v − g(θ)`` (``g`` = kG for an elevator, kG·cos θ for an arm,
 0 otherwise), whose exact solution over the interval is
 
-    v[k+1] = α·v[k] + β·u[k] + γ·sgn(v[k]) (+ δ | + δ·cos θ[k] + ε·sin θ[k])
+    v[k+1] = α·v[k] + β·u[k] + γ·sgn(v[k]) (+ δ | + δ·c[k] + ε·s[k])
+
+(for an arm ``c[k]``, ``s[k]``: the means of cos θ and sin θ at the interval's two ends, the
+gravity torque by the trapezoid rule),
 
 with ``α = e^(−kV·T/kA)``, ``β = (1 − α)/kV``, ``γ = −β·kS``, ``δ = −β·kG``. The fit solves
 that linear model for (α, β, γ, δ, ε) with :func:`numpy.linalg.lstsq` and returns
@@ -140,7 +143,10 @@ def rows(run: Run, threshold: float, gravity: Gravity
     if gravity == "constant":
         columns.append(np.ones_like(v))
     elif gravity == "cosine":
-        columns += [np.cos(x), np.sin(x)]
+        # The gravity torque averaged over the interval (trapezoid on the two samples'
+        # angles), not held at its start: a second-order term instead of a first-order one.
+        x1 = run.position[1:][pair]
+        columns += [0.5 * (np.cos(x) + np.cos(x1)), 0.5 * (np.sin(x) + np.sin(x1))]
     return (np.column_stack(columns), run.velocity[1:][pair],
             np.diff(run.time)[pair])
 

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from simserver.config.losses import DriveLossesConfig, LinearCharacterization
+from simserver.config.losses import DriveLossesConfig, LinearCharacterization, losses_from_config
 from simserver.config.model import Config
 from simserver.models.api import DriveView, Joint
 from simserver.models.battery import Source
@@ -252,21 +252,6 @@ def motor_group(cfg: Config, motor: str, gearing: float, radius: float) -> Motor
     return MotorGroup(motor, motor_by_name(m.type), m.count, gearing, radius)
 
 
-def joint_losses(cfg: DriveLossesConfig, spec: MotorSpec, count: int, gearing: float
-                 ) -> Losses:
-    """The losses of ``count`` ``spec`` motors turning a wheel or an azimuth through
-    ``gearing``, at its angle (N·m, N·m·s/rad), from ``[drivetrain.losses]``: the static
-    friction voltage times the torque per volt, the viscous loss as the fraction of the free
-    speed it costs. Rolling resistance is the model's (it depends on the load on the wheel)."""
-    if cfg.ideal:
-        return IDEAL
-    joint = JointMotors(spec, count, gearing,
-                        Losses(cfg.gearbox_efficiency, free_current=cfg.free_current))
-    f = cfg.viscous_loss
-    return Losses(cfg.gearbox_efficiency, cfg.static_friction * joint.force_per_volt,
-                  f / (1.0 - f) * joint.damping, cfg.free_current)
-
-
 @dataclass(frozen=True)
 class Wheel:
     """A drive wheel's losses (N·m, N·m·s/rad at the wheel), inertia (kg·m²) and the
@@ -290,7 +275,7 @@ def drive_wheel(cfg: DriveLossesConfig, sysid: LinearCharacterization | None,
     below the robot's mass alone.
     """
     if sysid is None:
-        return Wheel(joint_losses(cfg, group.spec, group.count, group.gearing), inertia,
+        return Wheel(losses_from_config(cfg, group.spec, group.count, group.gearing), inertia,
                      0.0 if cfg.ideal else cfg.rolling_resistance)
     r = group.radius
     base = IDEAL if cfg.ideal else Losses(cfg.gearbox_efficiency,

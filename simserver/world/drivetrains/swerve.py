@@ -12,6 +12,7 @@ from wpimath.geometry import Rotation2d
 from wpimath.kinematics import SwerveModuleState
 
 from simserver.config.drivetrains import SwerveConfig
+from simserver.config.losses import losses_from_config
 from simserver.config.model import Config
 from simserver.config.plausible import wheel_speed_warning
 from simserver.models.api import DriveMotor, ModelType, OutputSpec
@@ -21,7 +22,6 @@ from simserver.world.drivetrains.holonomic import (
     drive_wheel,
     free_azimuth_rate,
     free_wheel_speed,
-    joint_losses,
     motor_group,
 )
 
@@ -54,7 +54,7 @@ def _create(name: str, c: SwerveConfig, cfg: Config) -> Holonomic:
         model = SwerveDrive(
             [SwerveModuleParams(m.x, m.y, r, d.spec, d.count, c.drive_gearing, w.inertia,
                                 s.spec, s.count, c.steer_gearing, c.steer_inertia, w.losses,
-                                joint_losses(c.losses, s.spec, s.count, c.steer_gearing))
+                                losses_from_config(c.losses, s.spec, s.count, c.steer_gearing))
              for m, d, s, w in zip(mods, drive, steer, wheels, strict=True)],
             cfg.robot.mass, moi, c.friction, c.scrub_damping or None,
             wheels[0].rolling_resistance)

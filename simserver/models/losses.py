@@ -43,7 +43,12 @@ from simserver.models.motor import MotorSpec
 
 
 class CharacterizationError(ValueError):
-    """Feedforward constants no joint with these motors can have."""
+    """Feedforward constants no joint with these motors can have; ``key``: the constant at
+    fault ("ks", "kv", "ka" or "kg")."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
 
 
 @dataclass(frozen=True)
@@ -155,27 +160,29 @@ class Derived:
     gravity: float
 
 
-def from_feedforward(joint: JointMotors, ff: Feedforward) -> Derived:
+def from_feedforward(joint: JointMotors, ff: Feedforward, per: str = "m") -> Derived:
     """Loss terms, inertia and gravity load that give ``joint`` exactly the constants ``ff``.
 
     Keeps ``joint.losses.efficiency`` and ``free_current`` (they set how much current a force
     costs; SysId cannot tell them apart); the Coulomb and viscous friction are replaced.
     Raises CharacterizationError when no friction can give ``ff`` (a kV below the motors'
-    bound, a negative constant).
+    bound, a negative constant). per: the joint's unit ("m" or "rad"), for messages.
     """
     for name in ("ks", "kv", "ka", "kg"):
         value = getattr(ff, name)
         if not (value >= 0.0 and math.isfinite(value)):
-            raise CharacterizationError(f"{name} must be a finite number ≥ 0, got {value!r}")
+            raise CharacterizationError(name, f"{name} must be a finite number ≥ 0, got "
+                                        f"{value!r}")
     if not ff.ka > 0.0:
-        raise CharacterizationError("ka must be > 0 (a joint with no inertia)")
+        raise CharacterizationError("ka", "ka must be > 0 (a joint with no inertia)")
     k = joint.force_per_volt
     bound = joint.kv_bound()
     if ff.kv < bound * (1.0 - 1e-9):
         raise CharacterizationError(
-            f"kv {ff.kv:.4g} is below {bound:.4g}, the least these motors allow (their free "
-            "speed through the gearing): no friction makes a joint faster than its motors; "
-            "check the gearing, the wheel size, the motor and the units")
+            "kv", f"kv {ff.kv:.4g} V·s/{per} is below {bound:.4g} V·s/{per}, the least these "
+            "motors allow (their free speed through the gearing): no friction makes a joint "
+            "faster than its motors; check the gearing, the wheel size, the motor and the "
+            "units")
     viscous = max(0.0, ff.kv * k - joint.damping + joint.losses.viscous)
     losses = Losses(joint.losses.efficiency, ff.ks * k, viscous, joint.losses.free_current)
     return Derived(losses, ff.ka * k, ff.kg * k)

@@ -132,11 +132,11 @@ def _drive(cfg: Config, motor: str, gearing: float) -> MotorDrive:
     return MotorDrive(motor_by_name(m.type), m.count, gearing, m.inductance)
 
 
-def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig, cfg: Config, ratio: float
-           ) -> tuple[Losses, Derived | None]:
+def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig, cfg: Config, ratio: float,
+           per: str = "m") -> tuple[Losses, Derived | None]:
     """The joint's losses from its `losses` table, or from its `characterization` with what
-    that derives (inertia, gravity). ratio: motor rad per m or rad of the joint. Raises
-    CharacterizationError for constants no friction gives."""
+    that derives (inertia, gravity). ratio: motor rad per ``per`` (m or rad) of the joint.
+    Raises CharacterizationError for constants no friction gives."""
     m = cfg.motors[c.motor]
     spec = motor_by_name(m.type)
     losses = losses_from_config(c.losses, spec, m.count, ratio)
@@ -144,7 +144,7 @@ def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig, cfg: Config, ratio: f
     if ch is None:
         return losses, None
     derived = from_feedforward(JointMotors(spec, m.count, ratio, losses),
-                               Feedforward(ch.ks, ch.kv, ch.ka, ch.kg or 0.0))
+                               Feedforward(ch.ks, ch.kv, ch.ka, ch.kg or 0.0), per)
     return derived.losses, derived
 
 
@@ -179,7 +179,7 @@ def _elevator(name: str, c: ElevatorConfig, cfg: Config) -> Driven:
 
 
 def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
-    losses, derived = _joint(c, cfg, c.gearing)
+    losses, derived = _joint(c, cfg, c.gearing, "rad")
     inertia = c.moment_of_inertia if derived is None else derived.inertia
     torque = None
     if derived is not None and c.characterization is not None \
@@ -208,7 +208,7 @@ def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
 
 
 def _flywheel(name: str, c: FlywheelConfig, cfg: Config) -> Driven:
-    losses, derived = _joint(c, cfg, c.gearing)
+    losses, derived = _joint(c, cfg, c.gearing, "rad")
     inertia = c.moment_of_inertia if derived is None else derived.inertia
     drive = _drive(cfg, c.motor, c.gearing)
     model = Rotary(drive, inertia, losses=losses)
@@ -290,14 +290,9 @@ def _check_joint(ratio: Callable[[Any], float], per: str, gravity: bool = True) 
             out.append(("characterization.kg", "a flywheel has no gravity term: leave kg out "
                         "(or 0 V)"))
         try:
-            _joint(c, cfg, ratio(c))
+            _joint(c, cfg, ratio(c), per)
         except CharacterizationError as e:
-            key = str(e).split(" ", 1)[0]
-            if key in ("ks", "kv", "ka", "kg"):
-                out.append((f"characterization.{key}", f"{e} (V·s/{per}, per {per} of travel)"
-                            if key == "kv" else str(e)))
-            else:
-                out.append(("characterization", str(e)))
+            out.append((f"characterization.{e.key}", str(e)))
         except (KeyError, ValueError):
             pass  # an unknown motor type: reported where the motor is declared
         return out

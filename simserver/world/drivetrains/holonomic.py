@@ -285,8 +285,8 @@ def drive_wheel(cfg: DriveLossesConfig, sysid: LinearCharacterization | None,
     share = mass / wheels
     if not derived.inertia > share * (1.0 + 1e-9):
         least = share / joint.force_per_volt
-        raise CharacterizationError(
-            f"ka {sysid.ka:.4g} is at or below {least:.4g}, what the robot's mass alone "
+        raise CharacterizationError("ka",
+            f"ka {sysid.ka:.4g} V·s²/m is at or below {least:.4g}, what the robot's mass alone "
             f"({mass:g} kg over {wheels} wheels) needs with these motors: check the mass, "
             "the gearing, the wheel size and the units")
     lo = derived.losses
@@ -304,6 +304,5 @@ def characterization_problems(losses: DriveLossesConfig, sysid: LinearCharacteri
         drive_wheel(losses, sysid, motor_group(cfg, motor, gearing, radius), 1e-3,
                     cfg.robot.mass, wheels)
     except CharacterizationError as e:
-        key = str(e).split(" ", 1)[0]
-        return [(f"characterization.{key if key in ('ks', 'kv', 'ka') else 'kv'}", str(e))]
+        return [(f"characterization.{e.key}", str(e))]
     return []

@@ -100,6 +100,12 @@ class _Side:
         self.coulomb = joint.coulomb
 
 
+def _start(side: _Side, volts: float, coast: bool) -> int:
+    """The direction a side at rest starts in under ``volts`` V, 0 if friction holds it."""
+    force = 0.0 if coast else side.force_per_volt * volts
+    return 0 if abs(force) <= side.coulomb else (1 if force > 0.0 else -1)
+
+
 class TractionDrive(DifferentialDrive):
     """The physical tank on tires (module docstring). Same interface as
     :class:`DifferentialDrive`; ``state.v_left/v_right`` and ``s_left/s_right`` are the
@@ -186,13 +192,20 @@ class TractionDrive(DifferentialDrive):
         st = self.state
         u_l, u_r = st.v_left, st.v_right
         left, right = self.sides(self.gearing)
-        sign_l = (u_l > 0.0) - (u_l < 0.0)
-        sign_r = (u_r > 0.0) - (u_r < 0.0)
+        sign_l = 1 if u_l > 0.0 else -1 if u_l < 0.0 else 0
+        sign_r = 1 if u_r > 0.0 else -1 if u_r < 0.0 else 0
         if (sign_l == 0 and left.coulomb > 0.0) or (sign_r == 0 and right.coulomb > 0.0):
             if u_l == 0.0 and u_r == 0.0 and duty_l == 0.0 and duty_r == 0.0:
                 self.slipping = (False, False)
                 return True  # at rest with no input: nothing moves (stiction)
-            return False
+            # A wheel at rest starts the way its motors push it if they beat its friction.
+            bus = self._bus(duty_l, duty_r, u_l, u_r, source)
+            if sign_l == 0:
+                sign_l = _start(left, duty_l * bus, self.coast[0])
+            if sign_r == 0:
+                sign_r = _start(right, duty_r * bus, self.coast[1])
+            if not (sign_l and sign_r):
+                return False
         key = (h, duty_l, duty_r, self.gearing, source.open_voltage, source.resistance,
                self.coast, sign_l, sign_r)
         if key != self._roll_key or self._roll is None:
@@ -292,7 +305,7 @@ class TractionDrive(DifferentialDrive):
             x = damping * h / mass
             phi1 = -math.expm1(-x) / x if x > 1e-6 else 1.0 - x * (0.5 - x / 6.0)
             u_free[i] = math.exp(-x) * u0[i] + h * phi1 * force / mass
-            mob[i] = h * phi1 / mass
+            mob[i] = phi1 / mass
         w, pp, qq = self._half_w, self._p, self._q
         c_l, c_r = self.vx - w * self.yaw_rate, self.vx + w * self.yaw_rate
         d_l, d_r = mob

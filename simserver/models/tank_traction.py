@@ -192,9 +192,10 @@ class TractionDrive(DifferentialDrive):
         st = self.state
         u_l, u_r = st.v_left, st.v_right
         left, right = self.sides(self.gearing)
-        sign_l = 1 if u_l > 0.0 else -1 if u_l < 0.0 else 0
-        sign_r = 1 if u_r > 0.0 else -1 if u_r < 0.0 else 0
-        if (sign_l == 0 and left.coulomb > 0.0) or (sign_r == 0 and right.coulomb > 0.0):
+        # The direction each side's Coulomb friction opposes (0: a side without any).
+        sign_l = (1 if u_l > 0.0 else -1 if u_l < 0.0 else 0) if left.coulomb else 0
+        sign_r = (1 if u_r > 0.0 else -1 if u_r < 0.0 else 0) if right.coulomb else 0
+        if (sign_l == 0 and left.coulomb) or (sign_r == 0 and right.coulomb):
             if u_l == 0.0 and u_r == 0.0 and duty_l == 0.0 and duty_r == 0.0:
                 self.slipping = (False, False)
                 return True  # at rest with no input: nothing moves (stiction)
@@ -317,10 +318,11 @@ class TractionDrive(DifferentialDrive):
              (d_l, 0.0, d_l, 0.0), (0.0, d_r, 0.0, d_r))
         rhs = (u_free[0] - c_l, u_free[1] - c_r, u_free[0], u_free[1])
         limit = (lim_p, lim_p, left.coulomb * h, right.coulomb * h)
-        imp = box_impulses(a, rhs, limit, self._held)
-        p_l, p_r, r_l, r_r = imp
-        st.v_left = u_free[0] - d_l * (p_l + r_l)
-        st.v_right = u_free[1] - d_r * (p_r + r_r)
+        held = self._held
+        p_l, p_r, r_l, r_r = box_impulses(a, rhs, limit, held)
+        # A wheel its Coulomb friction holds (row free, within its limit) is at rest exactly.
+        st.v_left = 0.0 if limit[2] and not held[2] else u_free[0] - d_l * (p_l + r_l)
+        st.v_right = 0.0 if limit[3] and not held[3] else u_free[1] - d_r * (p_r + r_r)
         self.vx += (p_l + p_r) / p.mass
         self.yaw_rate += w * (p_r - p_l) / p.moment_of_inertia
         self.slipping = (self._held[0] != 0.0, self._held[1] != 0.0)

@@ -57,8 +57,12 @@ from simserver.models.differential import (
 from simserver.models.linear import AffineStep
 from simserver.models.losses import IDEAL, JointMotors, Losses
 
-#: Active-set passes of the impulse solve before the energy guard (2 almost always suffice).
+Matrix = tuple[tuple[float, ...], ...]
+
+#: Active-set passes of the impulse solve (2 almost always suffice) before it falls back to
+#: projected Gauss-Seidel sweeps (at most PGS_SWEEPS).
 MAX_PASSES = 12
+PGS_SWEEPS = 500
 
 
 @dataclass(frozen=True)
@@ -125,6 +129,7 @@ class TractionDrive(DifferentialDrive):
         self._sides: dict[float, tuple[_Side, _Side]] = {}
         self._roll_key: tuple[object, ...] = ()
         self._roll: AffineStep | None = None
+        self._impulse_cache: dict[object, tuple[tuple[float, ...], Matrix]] = {}
         super().__init__(params, _NoLongitudinal())
         self.reset(0.0, 0.0, 0.0)
 
@@ -290,43 +295,57 @@ class TractionDrive(DifferentialDrive):
         limit = self.params.lateral_friction * GRAVITY * h
         st.v_lat = 0.0 if abs(v_lat) <= limit else v_lat - math.copysign(limit, v_lat)
 
-    def _impulse_step(self, h: float, duty_l: float, duty_r: float, source: Source) -> None:
-        """Wheels under constant voltages and the contact and Coulomb impulses (way 2)."""
-        st = self.state
-        p = self.params
-        coast = self.coast
-        u0 = (st.v_left, st.v_right)
-        bus = max(0.0, self._bus(duty_l, duty_r, u0[0], u0[1], source))
-        u_free, mob = [0.0, 0.0], [0.0, 0.0]
-        for i, (side, duty) in enumerate(zip(self.sides(self.gearing), (duty_l, duty_r),
-                                             strict=True)):
+    def _impulse_constants(self, h: float) -> tuple[tuple[float, ...], Matrix]:
+        """What the impulse substep needs that depends only on (h, gearing, coast), cached:
+        per side the free decay, the speed per N of motor force, the speed per N·s of impulse
+        (mobility), the force per volt and the Coulomb limit; and the box matrix."""
+        key = (h, self.gearing, self.coast)
+        found = self._impulse_cache.get(key)
+        if found is not None:
+            return found
+        out: list[float] = []
+        for i, side in enumerate(self.sides(self.gearing)):
             mass = self._mass_w[i]
-            damping = side.loss_damping if coast[i] else side.damping
-            force = 0.0 if coast[i] else side.force_per_volt * duty * bus
+            coast = self.coast[i]
+            damping = side.loss_damping if coast else side.damping
             x = damping * h / mass
             phi1 = -math.expm1(-x) / x if x > 1e-6 else 1.0 - x * (0.5 - x / 6.0)
-            u_free[i] = math.exp(-x) * u0[i] + h * phi1 * force / mass
-            mob[i] = phi1 / mass
-        w, pp, qq = self._half_w, self._p, self._q
-        c_l, c_r = self.vx - w * self.yaw_rate, self.vx + w * self.yaw_rate
-        d_l, d_r = mob
-        lim_p = self._limit_force * h
-        left, right = self.sides(self.gearing)
+            out += (math.exp(-x), h * phi1 / mass, phi1 / mass,
+                    0.0 if coast else side.force_per_volt, side.coulomb * h)
+        d_l, d_r = out[2], out[7]
+        pp, qq = self._p, self._q
         # Unknowns (P_l, P_r, R_l, R_r): ground impulses on the chassis, Coulomb impulses
         # against the wheels. Rows: rim minus contact speed, rim speed, after the step.
         a = ((pp + d_l, qq, d_l, 0.0), (qq, pp + d_r, 0.0, d_r),
              (d_l, 0.0, d_l, 0.0), (0.0, d_r, 0.0, d_r))
-        rhs = (u_free[0] - c_l, u_free[1] - c_r, u_free[0], u_free[1])
-        limit = (lim_p, lim_p, left.coulomb * h, right.coulomb * h)
+        if len(self._impulse_cache) > 16:
+            self._impulse_cache.clear()
+        found = self._impulse_cache[key] = (tuple(out), a)
+        return found
+
+    def _impulse_step(self, h: float, duty_l: float, duty_r: float, source: Source) -> None:
+        """Wheels under constant voltages and the contact and Coulomb impulses (way 2)."""
+        st = self.state
+        p = self.params
+        u_l, u_r = st.v_left, st.v_right
+        bus = max(0.0, self._bus(duty_l, duty_r, u_l, u_r, source))
+        (alpha_l, gain_l, d_l, k_l, lim_l, alpha_r, gain_r, d_r, k_r, lim_r), a = \
+            self._impulse_constants(h)
+        free_l = alpha_l * u_l + gain_l * k_l * duty_l * bus
+        free_r = alpha_r * u_r + gain_r * k_r * duty_r * bus
+        w = self._half_w
+        c_l, c_r = self.vx - w * self.yaw_rate, self.vx + w * self.yaw_rate
+        lim_p = self._limit_force * h
         held = self._held
-        p_l, p_r, r_l, r_r = box_impulses(a, rhs, limit, held)
+        p_l, p_r, r_l, r_r = box_impulses(a, (free_l - c_l, free_r - c_r, free_l, free_r),
+                                          (lim_p, lim_p, lim_l, lim_r), held)
         # A wheel its Coulomb friction holds (row free, within its limit) is at rest exactly.
-        st.v_left = 0.0 if limit[2] and not held[2] else u_free[0] - d_l * (p_l + r_l)
-        st.v_right = 0.0 if limit[3] and not held[3] else u_free[1] - d_r * (p_r + r_r)
+        st.v_left = 0.0 if lim_l and not held[2] else free_l - d_l * (p_l + r_l)
+        st.v_right = 0.0 if lim_r and not held[3] else free_r - d_r * (p_r + r_r)
         self.vx += (p_l + p_r) / p.mass
         self.yaw_rate += w * (p_r - p_l) / p.moment_of_inertia
-        self.slipping = (self._held[0] != 0.0, self._held[1] != 0.0)
-        self.rolling = not any(self.slipping) and st.v_lat == 0.0
+        self.slipping = (held[0] != 0.0, held[1] != 0.0)
+        self.rolling = not (held[0] or held[1]) and st.v_lat == 0.0
         if self.rolling:  # rim and contact speeds agree up to rounding: make them equal
             self.vx = 0.5 * (st.v_left + st.v_right)
             self.yaw_rate = (st.v_right - st.v_left) / (2.0 * w)
@@ -340,16 +359,15 @@ class _NoLongitudinal:
         raise NotImplementedError
 
 
-Matrix = tuple[tuple[float, ...], ...]
-
-
 def box_impulses(a: Matrix, rhs: tuple[float, ...], limit: tuple[float, ...],
                  held: list[float]) -> list[float]:
     """The minimum of ``½ P·A P − rhs·P`` over the box ``|P_j| ≤ limit_j`` (A small, symmetric
     positive definite), by an active set: a row over its limit is held at ±limit, one held
     whose residual ``(A P − rhs)_j`` runs along its impulse is let go. Rows with limit 0 stay
     at 0. ``held``: per row the starting set (+1/−1 held, 0 free), updated in place (a warm
-    start for the next call). The KKT conditions met at the end are Coulomb's."""
+    start for the next call). The KKT conditions met at the end are Coulomb's. Should the
+    active set cycle (seen on random dense systems, not on the tank's), projected Gauss-Seidel
+    takes over (:func:`_gauss_seidel`)."""
     n = len(rhs)
     for j in range(n):
         if limit[j] == 0.0:
@@ -369,18 +387,46 @@ def box_impulses(a: Matrix, rhs: tuple[float, ...], limit: tuple[float, ...],
                     held[j] = 1.0 if p[j] > 0.0 else -1.0
                     changed = True
             else:
-                slip = sum(a[j][i] * p[i] for i in range(n)) - rhs[j]
+                row = a[j]
+                slip = -rhs[j]
+                for i in range(n):
+                    slip += row[i] * p[i]
                 if held[j] * slip > 0.0:
                     held[j] = 0.0
                     changed = True
         if not changed:
             return p
-    # Not settled: shrink along the ray so that no energy is added (tires._energy_guard).
-    quad = sum(p[j] * a[j][i] * p[i] for j in range(n) for i in range(n))
-    lin = sum(r * x for r, x in zip(rhs, p, strict=True))
-    if 0.5 * quad > lin:
-        scale = max(0.0, lin / quad) if quad > 0.0 else 0.0
-        p = [x * scale for x in p]
+    return _gauss_seidel(a, rhs, limit, held)
+
+
+def _gauss_seidel(a: Matrix, rhs: tuple[float, ...], limit: tuple[float, ...],
+                  held: list[float]) -> list[float]:
+    """box_impulses when its active set cycled: projected Gauss-Seidel from P = 0, which lowers
+    the objective every sweep (so adds no energy) and converges for any A; then the exact solve
+    on the active set it found, kept if it stays within the box. Updates ``held``."""
+    n = len(rhs)
+    p = [0.0] * n
+    for _ in range(PGS_SWEEPS):
+        change = 0.0
+        for j in range(n):
+            row = a[j]
+            r = rhs[j]
+            for i in range(n):
+                if i != j:
+                    r -= row[i] * p[i]
+            x = min(limit[j], max(-limit[j], r / row[j]))
+            change = max(change, abs(x - p[j]))
+            p[j] = x
+        if change <= 1e-15 * (1.0 + max(limit)):
+            break
+    for j in range(n):
+        held[j] = 0.0 if abs(p[j]) < limit[j] else (1.0 if p[j] > 0.0 else -1.0)
+    exact = [held[j] * limit[j] for j in range(n)]
+    free = [j for j in range(n) if held[j] == 0.0]
+    if free:
+        _solve_free(a, rhs, exact, free)
+    if all(abs(exact[j]) <= limit[j] for j in free):
+        return exact
     return p
 
 
@@ -389,25 +435,33 @@ def _solve_free(a: Matrix, rhs: tuple[float, ...], p: list[float], free: list[in
     elimination on at most four unknowns."""
     n = len(rhs)
     held = [i for i in range(n) if i not in free]
-    m = [[a[j][i] for i in free] + [rhs[j] - sum(a[j][i] * p[i] for i in held)] for j in free]
+    b = []
+    for j in free:  # the free rows' right-hand side given the held impulses
+        r = rhs[j]
+        for i in held:
+            r -= a[j][i] * p[i]
+        b.append(r)
     k = len(free)
     if k == 1:
-        p[free[0]] = m[0][1] / m[0][0]
+        j = free[0]
+        p[j] = b[0] / a[j][j]
         return
     if k == 2:
-        (a0, a1, b0), (c0, c1, b1) = m
-        det = a0 * c1 - a1 * c0
-        p[free[0]] = (b0 * c1 - a1 * b1) / det
-        p[free[1]] = (a0 * b1 - c0 * b0) / det
+        i, j = free
+        a0, a1, c1 = a[i][i], a[i][j], a[j][j]
+        det = a0 * c1 - a1 * a1
+        p[i] = (b[0] * c1 - a1 * b[1]) / det
+        p[j] = (a0 * b[1] - a1 * b[0]) / det
         return
+    m = [[a[j][i] for i in free] + [bj] for j, bj in zip(free, b, strict=True)]
     for col in range(k):  # SPD: no pivoting needed
         piv = m[col][col]
-        for row in range(col + 1, k):
-            f = m[row][col] / piv
+        for r in range(col + 1, k):
+            f = m[r][col] / piv
             if f:
-                m[row] = [x - f * y for x, y in zip(m[row], m[col], strict=True)]
+                m[r] = [x - f * y for x, y in zip(m[r], m[col], strict=True)]
     x = [0.0] * k
-    for row in range(k - 1, -1, -1):
-        x[row] = (m[row][k] - sum(m[row][i] * x[i] for i in range(row + 1, k))) / m[row][row]
+    for r in range(k - 1, -1, -1):
+        x[r] = (m[r][k] - sum(m[r][i] * x[i] for i in range(r + 1, k))) / m[r][r]
     for j, v in zip(free, x, strict=True):
         p[j] = v

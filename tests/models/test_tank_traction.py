@@ -268,3 +268,33 @@ def test_with_traction_to_spare_and_no_losses_the_tires_roll_like_the_rigid_mode
     for a, b in ((tires.state.x, rigid.state.x), (tires.state.y, rigid.state.y),
                  (tires.state.heading, rigid.state.heading)):
         assert a == pytest.approx(b, abs=1e-6)
+
+
+# --- the box solve -------------------------------------------------------------------------------
+
+
+def test_box_impulses_meet_coulombs_conditions_on_random_systems():
+    import numpy as np
+
+    from simserver.models.tank_traction import box_impulses
+
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        n = 4
+        m = rng.normal(size=(n, n))
+        a = m @ m.T + 0.1 * np.eye(n)
+        rhs = rng.normal(size=n) * 3.0
+        limit = np.abs(rng.normal(size=n))
+        limit[rng.random(n) < 0.2] = 0.0
+        held = [float(x) for x in rng.integers(-1, 2, size=n)]  # any warm start
+        p = np.array(box_impulses(tuple(map(tuple, a.tolist())), tuple(rhs.tolist()),
+                                  tuple(limit.tolist()), held))
+        slip = a @ p - rhs
+        for j in range(n):
+            assert abs(p[j]) <= limit[j] * (1 + 1e-12)
+            if limit[j] == 0.0:
+                continue
+            if abs(p[j]) < limit[j] * (1 - 1e-9):  # sticking: no slip
+                assert slip[j] == pytest.approx(0.0, abs=1e-9)
+            else:  # sliding: the slip runs against the impulse
+                assert p[j] * slip[j] <= 1e-9

@@ -298,3 +298,20 @@ def test_box_impulses_meet_coulombs_conditions_on_random_systems():
                 assert slip[j] == pytest.approx(0.0, abs=1e-9)
             else:  # sliding: the slip runs against the impulse
                 assert p[j] * slip[j] <= 1e-9
+
+
+def test_winding_inductance_keeps_the_ideal_inductive_model_and_check_says_so(tmp_path):
+    from simserver.models.differential import InductiveLongitudinal
+
+    text = default_config_text()
+    for side in ("left", "right"):
+        text = text.replace(f'[motors.{side}]\ntype = "CIM"\ncount = 2',
+                            f'[motors.{side}]\ntype = "CIM"\ncount = 2\ninductance = "0.1 mH"')
+    drive = World(loads(text)).drivetrain.drive
+    assert isinstance(drive.longitudinal, InductiveLongitudinal)
+    path = tmp_path / "robot.toml"
+    path.write_text(text)
+    result = CliRunner().invoke(main, ["check", str(path)])
+    assert result.exit_code == 0, result.stderr
+    assert "drivetrain.fidelity" in result.output + result.stderr
+    assert "rigid traction" in result.output + result.stderr

@@ -90,11 +90,14 @@ class Differential:
         undoes wheel travel. With tires the wheels keep turning and slip."""
         drive = self.drive
         st = drive.state
-        if not isinstance(drive, TractionDrive):
-            c, s = math.cos(st.heading), math.sin(st.heading)
-            along = (x - st.x) * c + (y - st.y) * s
-            st.s_left += along
-            st.s_right += along
+        if isinstance(drive, TractionDrive):  # the wheels keep their speed: so do the currents
+            st.x, st.y = x, y
+            drive.set_body_velocity(vx, vy, omega)
+            return
+        c, s = math.cos(st.heading), math.sin(st.heading)
+        along = (x - st.x) * c + (y - st.y) * s
+        st.s_left += along
+        st.s_right += along
         st.x, st.y = x, y
         drive.set_body_velocity(vx, vy, omega)
         if self._inputs is not None and not isinstance(drive.longitudinal,

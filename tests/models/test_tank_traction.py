@@ -97,9 +97,11 @@ def test_pushing_a_wall_spins_the_wheels_and_the_encoders_run_ahead():
     world.set_motor("right", 1.0)
     world.step(5.0)  # against the red wall from about 3.5 s on
     drive = world.drivetrain.drive
-    x, s = drive.state.x, drive.state.s_left
+    x, s, distance = drive.state.x, drive.state.s_left, world.distance
     world.step(1.0)
     assert drive.state.x == pytest.approx(x, abs=1e-9)  # pressed against the wall
+    assert world.distance == pytest.approx(distance, abs=1e-6)  # the robot's, not the wheels'
+
     assert drive.slipping == (True, True)
     assert drive.state.s_left - s > 2.0  # the encoders count 2.5 m a second meanwhile
     # The wheels turn where the motors' force balances traction and rolling resistance:

@@ -69,7 +69,7 @@ class Differential:
         self.drive.reset(x, y, heading)
         self._elec = Electrical(0.0, 0.0, 0.0, 0.0)
         self._peak = 0.0
-        self._before = (0.0, 0.0)
+        self._before = (0.0, 0.0, 0.0, 0.0)
         self._rotor = [0.0, 0.0]  # motor rad per side gained from shifts (see joint)
         self._inputs: tuple[float, float, Source] | None = None  # of the last substep
 
@@ -139,7 +139,7 @@ class Differential:
         assert robot is not None, "begin_tick() comes first"
         st = drive.state
         dl, dr, ctrl_l, ctrl_r, to_motor, passthrough, plain = self._tick
-        self._before = (st.s_left, st.s_right)
+        self._before = (st.s_left, st.s_right, st.x, st.y)
         if passthrough and enabled:
             eff_l, eff_r = dl, dr
             drive.coast = plain
@@ -160,7 +160,9 @@ class Differential:
     def travelled(self) -> float:
         """Distance the centre covered in the last substep, m, push-backs included."""
         st = self.drive.state
-        s_l, s_r = self._before
+        s_l, s_r, x, y = self._before
+        if isinstance(self.drive, TractionDrive):  # the wheels may spin: the chassis' path
+            return math.hypot(st.x - x, st.y - y)
         return abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
 
     def end_tick(self) -> None:

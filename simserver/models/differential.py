@@ -13,7 +13,12 @@ Levels (what moves the wheels):
   ``V = duty · V_bus`` (pyfrc TankModel), solved exactly per substep including stiction.
 - ``PhysicalLongitudinal``: motor torque → wheel force → chassis mass and moment of inertia
   (RoboSim §10), with the battery's internal resistance folded into the same linear system so
-  sag is exact within a substep. Solved exactly (``models.linear.AffineStep``).
+  sag is exact within a substep. Solved exactly (``models.linear.AffineStep``). The ideal
+  machine: no losses, no wheel inertia, rigid traction (``[drivetrain.losses] ideal = true``;
+  also the model under winding inductance, ``InductiveLongitudinal``).
+
+The default physical tank, with losses, wheel inertia and traction-limited tires (its wheels
+slip), is :class:`simserver.models.tank_traction.TractionDrive`, a DifferentialDrive too.
 
 Usage::
 

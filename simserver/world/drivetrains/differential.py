@@ -373,8 +373,9 @@ DIFFERENTIAL = ModelType(
     name="differential",
     role="drivetrain",
     config=DrivetrainConfig,
-    doc="Tank drivetrain: kinematic, characterized (kV/kA/kS) or physical (motor torque → "
-        "rigid body), with lateral skid and battery sag.",
+    doc="Tank drivetrain: kinematic, characterized (kV/kA/kS) or physical (motors, lossy "
+        "gears and wheel inertia on traction-limited tires → rigid body; or the ideal machine), "
+        "with lateral skid and battery sag.",
     create=_create,
     check=_check,
     warn=_warn,

@@ -27,6 +27,7 @@ from simserver.runs.scenario import (
     load_scenario,
 )
 from simserver.world import World
+from tests.worlds import IDEAL_DRIVE
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "scenarios.md"
 DT = 0.02  # s per tick, as a 50 Hz robot loop
@@ -138,7 +139,7 @@ def test_straight_drive_passes_at_the_closed_form_final_pose(tmp_path):
 def test_physical_straight_drive_ends_where_its_wheels_say(tmp_path):
     # A first run measures the wheel travel from the encoders; the judged run (same seed, same
     # inputs) must end that far ahead of the start, on the same line, facing the same way.
-    probe = World(load_default())
+    probe = World(loads(default_config_text() + IDEAL_DRIVE))  # no wheel slip
     drive(probe, 0.5, 0.5, 2.0)
     enc = probe.snapshot().encoders
     travel = 0.5 * (enc["left"][0] + enc["right"][0])
@@ -146,7 +147,7 @@ def test_physical_straight_drive_ends_where_its_wheels_say(tmp_path):
     sc = scenario_of(tmp_path, f'final_pose = {{ x = "{START_X + travel!r} m", y = "4 m", '
                      'heading = "0 deg", tolerance = "1 mm", heading_tolerance = "0.1 deg" }\n')
     check = ScenarioCheck(sc)
-    drive(World(load_default()), 0.5, 0.5, 2.0, check)
+    drive(World(loads(default_config_text() + IDEAL_DRIVE)), 0.5, 0.5, 2.0, check)
     result = check.result()
     assert result.passed, result.report()
     assert check_named(result, "final_pose").values["position_error"] < 1e-6

@@ -18,7 +18,7 @@ from simserver.models.battery import breaker_trip_time
 from simserver.models.motor import motor_by_name
 from simserver.models.pneumatics import ATMOSPHERIC_PRESSURE, GAS_CONSTANT, PSI, TANK_VOLUME
 from simserver.world import World
-from tests.worlds import ARM, LIFT, SHOULDER_NEO, make_world
+from tests.worlds import ARM, IDEAL_DRIVE, LIFT, SHOULDER_NEO, make_world
 
 H = 0.005  # s: the kitbot's substep (sim.substep = "5 ms")
 V_NOM = 12.7  # V: kitbot battery nominal_voltage
@@ -283,7 +283,7 @@ def _run_until_trip(world: World, limit: float) -> list:
 
 
 def test_breaker_trips_a_robot_pinned_against_the_wall_when_the_trip_curve_says():
-    world = make_world(base=kitbot(PINNED))
+    world = make_world(IDEAL_DRIVE, base=kitbot(PINNED))  # rigid traction: stalled
     world.set_motor("left", -1.0)
     world.set_motor("right", -1.0)  # full reverse, into the wall behind it
     history = _run_until_trip(world, 12.0)
@@ -319,7 +319,7 @@ def test_breaker_trips_a_robot_pinned_against_the_wall_when_the_trip_curve_says(
 
 
 def test_breaker_trips_after_driving_into_the_wall_from_the_start_pose():
-    world = make_world()
+    world = make_world(IDEAL_DRIVE)
     world.set_motor("left", -1.0)
     world.set_motor("right", -1.0)
     history = _run_until_trip(world, 15.0)
@@ -346,8 +346,8 @@ def test_breaker_trips_after_driving_into_the_wall_from_the_start_pose():
 
 
 def test_breaker_false_never_trips():
-    world = make_world(base=kitbot(PINNED, ('resistance = "0.015 ohm"',
-                                            'resistance = "0.015 ohm"\nbreaker = false')))
+    no_breaker = ('resistance = "0.015 ohm"', 'resistance = "0.015 ohm"\nbreaker = false')
+    world = make_world(IDEAL_DRIVE, base=kitbot(PINNED, no_breaker))
     world.set_motor("left", -1.0)
     world.set_motor("right", -1.0)
     world.step(H)

@@ -44,6 +44,8 @@ max_angle = "100 deg"
 
 TWO_KRAKENS = '\n[motors.lift]\ntype = "Kraken X60"\ncount = 2\n'  # for LIFT
 SHOULDER_NEO = '\n[motors.shoulder]\ntype = "NEO"\n'  # for ARM
+#: Appended to the bundled kitbot: the ideal tank of the closed forms (no losses, rigid traction).
+IDEAL_DRIVE = "\n[drivetrain.losses]\nideal = true\n"
 
 
 def make_world(extra: str = "", base: str | None = None) -> World:

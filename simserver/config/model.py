@@ -53,6 +53,7 @@ from simserver.config.limits import (
     TRAVEL,
     USUAL_FIELD,
 )
+from simserver.config.losses import DriveLossesConfig, LinearCharacterization
 from simserver.config.vision import CameraConfig, VisionConfig
 
 SEASONS = ("2022", "2023", "2024", "2025", "2026")
@@ -370,10 +371,31 @@ class DrivetrainConfig:
                             "(FRC drivetrains: 3-6 m/s).",
                             minimum=DRIVE_GEARING[0], maximum=DRIVE_GEARING[1])
     lateral_friction: float = number(
-        1.0, "Sideways friction coefficient of the wheels (traction ≈ 1.0, omni ≈ 0.1): the "
-        "largest sideways acceleration, in g, before the robot skids in a turn.",
+        1.0, "Sideways friction coefficient of the wheels, across them (traction ≈ 1.0, "
+        "omni ≈ 0.1): the largest sideways acceleration, in g, before the robot skids in a "
+        "turn or when pushed sideways.",
         minimum=0.0, maximum=3.0,
     )
+    friction: float = number(
+        1.1, "`physical`: tire friction coefficient μ along the wheels, the traction limit of "
+        "each side (μ·mass·g/2; beyond it the wheels spin). Typical planning values on carpet: "
+        "Colson 1.0, blue nitrile 1.2, neoprene 1.3 (±20 %: measure yours).",
+        minimum=0.01, maximum=3.0)
+    wheel_inertia: float = quantity(
+        "0.025 kg*m^2", "moment of inertia",
+        "`physical`: inertia turning with each side's wheels, seen at the wheel axle: wheels, "
+        "gears and the motors' rotors (rotor inertia × gearing² per motor). An estimate for "
+        "the kitbot: two CIM rotors of about 1e-4 kg·m² each through 10.71:1 give 0.023, "
+        "three 6 in wheels about 0.002.", minimum=1e-5, maximum=1.0, usual=(None, 0.2))
+    losses: DriveLossesConfig = section(
+        DriveLossesConfig, "`physical`: losses of each side (gearbox efficiency, free "
+        "current, static friction, rolling resistance, viscous). `ideal = true` gives the "
+        "ideal machine with rigid traction (no wheel slip, no wheel inertia): the model of "
+        "WPILib's DifferentialDrivetrainSim.")
+    characterization: LinearCharacterization | None = optional_section(
+        "`physical`: SysId results of each side (kS, kV, kA in metres of wheel travel), applied "
+        "to both sides: the losses and the wheel inertia are derived so that each side has "
+        "exactly these constants (docs/models.md, Differential drivetrain).")
     shifter: str | None = text(
         None, "Optional name of a solenoid (in [solenoids]) that selects `high_gearing` when on.",
         optional=True,

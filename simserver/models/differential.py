@@ -13,7 +13,12 @@ Levels (what moves the wheels):
   ``V = duty · V_bus`` (pyfrc TankModel), solved exactly per substep including stiction.
 - ``PhysicalLongitudinal``: motor torque → wheel force → chassis mass and moment of inertia
   (RoboSim §10), with the battery's internal resistance folded into the same linear system so
-  sag is exact within a substep. Solved exactly (``models.linear.AffineStep``).
+  sag is exact within a substep. Solved exactly (``models.linear.AffineStep``). The ideal
+  machine: no losses, no wheel inertia, rigid traction (``[drivetrain.losses] ideal = true``;
+  also the model under winding inductance, ``InductiveLongitudinal``).
+
+The default physical tank, with losses, wheel inertia and traction-limited tires (its wheels
+slip), is :class:`simserver.models.tank_traction.TractionDrive`, a DifferentialDrive too.
 
 Usage::
 
@@ -377,7 +382,13 @@ class DifferentialDrive:
         omega = (st.v_right - st.v_left) / p.track_width
         vx = 0.5 * (st.v_left + st.v_right)
         if st.v_lat != 0.0 or abs(omega * vx) > p.lateral_friction * GRAVITY:
-            self._lateral(h, omega, vx)
+            # The wheels roll on with the forward speed the turn gave them: the pose moves
+            # with the end-of-step body velocity, as its sideways part does (mixing the
+            # forward travel from before the turn with the sideways speed after it moved the
+            # robot faster than it goes, energy from nowhere).
+            couple = self._lateral(h, omega, vx) * h
+            st.s_left += couple
+            st.s_right += couple
         ds = 0.5 * (st.s_left - s_l + st.s_right - s_r)
         dtheta = (st.s_right - s_r - (st.s_left - s_l)) / p.track_width
         self._move(ds, st.v_lat * h, dtheta)
@@ -386,12 +397,13 @@ class DifferentialDrive:
         return side_currents(p, self.gearing, duty_left, duty_right, st.v_left, st.v_right,
                              source, self.coast)
 
-    def _lateral(self, h: float, omega: float, vx: float) -> None:
+    def _lateral(self, h: float, omega: float, vx: float) -> float:
         """Sideways skid: the body turns under the velocity; friction brings v_lat back to 0.
 
         The turn is exact: the body-frame velocity (vx, v_lat) rotates by -omega·h, keeping
         its magnitude (a first-order step grew it by sqrt(1 + (omega·h)²) every substep,
-        which at long substeps or fast spins fed the skid until it overflowed)."""
+        which at long substeps or fast spins fed the skid until it overflowed). Returns the
+        forward speed the turn added to the wheels, m/s."""
         st = self.state
         c, s = math.cos(omega * h), math.sin(omega * h)
         v_lat = st.v_lat * c - vx * s
@@ -400,6 +412,7 @@ class DifferentialDrive:
         st.v_right += couple
         limit = self.params.lateral_friction * GRAVITY * h
         st.v_lat = 0.0 if abs(v_lat) <= limit else v_lat - math.copysign(limit, v_lat)
+        return couple
 
     def _move(self, dx: float, dy: float, dtheta: float) -> None:
         """Apply a body-frame twist (dx, dy, dtheta) as Pose2d.exp does."""

@@ -238,7 +238,7 @@ def test_init_then_confirmed_values_is_the_hand_written_config(program, tmp_path
     assert loads(draft) == loads(HAND_WRITTEN[program])
 
 
-ODOMETRY_TOLERANCE = {"diffbot": 0.01, "mecanumbot": 0.2, "swervebot": 0.01}  # m
+ODOMETRY_TOLERANCE = {"diffbot": 0.05, "mecanumbot": 0.2, "swervebot": 0.01}  # m
 
 
 @pytest.mark.parametrize("program", list(DRIVE_CONFIRMS))
@@ -260,9 +260,10 @@ def test_drive_program_after_init_and_confirmed_values_odometry_matches_truth(pr
     moved = (truth["x"] - start.x, truth["y"] - start.y)
     assert math.hypot(*moved) > 1.5, truth  # it drove
     # The program's odometry (encoders and gyro through the bridge) agrees with the truth as
-    # with the hand-written config, which is the same config (the test above). Measured: 2e-5
-    # m (tank), 0.002 m (swerve), 0.13 m (mecanum: its rollers slip sideways while it strafes
-    # and turns; tests/e2e/test_holonomic_examples allows 0.1 m for pure strafing).
+    # with the hand-written config, which is the same config (the test above). Measured:
+    # 0.025 m (tank: its wheels spin as it launches, so the encoders run ahead; 2e-5 m with
+    # rigid traction), 0.002 m (swerve), 0.13 m (mecanum: its rollers slip sideways while it
+    # strafes and turns; tests/e2e/test_holonomic_examples allows 0.1 m for pure strafing).
     assert math.dist((odo["x"], odo["y"]), moved) < ODOMETRY_TOLERANCE[program]
     assert abs(odo["heading"] - truth["heading_deg"]) < 0.1
 

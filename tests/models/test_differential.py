@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from wpilib.simulation import DifferentialDrivetrainSim
 from wpimath.system.plant import DCMotor, LinearSystemId
 
-from simserver.config.loader import load_default
+from simserver.config.loader import default_config_text, load_default, loads
 from simserver.contract.snapshot import SIDE_SPEEDS
 from simserver.models.battery import Source
 from simserver.models.differential import (
@@ -32,6 +32,7 @@ from simserver.models.differential import (
 )
 from simserver.models.motor import motor_by_name
 from simserver.world import World
+from tests.worlds import IDEAL_DRIVE
 
 # The kitbot, from the issue, in SI (written out here, not read from the loader).
 LB = 0.45359237
@@ -84,7 +85,7 @@ def straight_line_closed_form(duty: float, t: float) -> tuple[float, float, floa
 
 
 def test_kitbot_straight_line_speed_and_distance_match_closed_form():
-    world = World(load_default())
+    world = World(loads(default_config_text() + IDEAL_DRIVE))
     x0, y0 = world.drivetrain.drive.state.x, world.drivetrain.drive.state.y
     world.set_motor("left", 0.8)
     world.set_motor("right", 0.8)
@@ -105,7 +106,7 @@ def test_kitbot_straight_line_speed_and_distance_match_closed_form():
 
 
 def test_kitbot_straight_line_bus_voltage_matches_closed_form():
-    world = World(load_default())
+    world = World(loads(default_config_text() + IDEAL_DRIVE))
     world.set_motor("left", 0.8)
     world.set_motor("right", 0.8)
     world.step(0.3)

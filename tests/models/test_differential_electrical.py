@@ -115,12 +115,13 @@ def test_coasting_sides_keep_their_speed_and_braking_sides_slow_down():
 def test_neutral_coast_in_config_reaches_the_drivetrain():
     from simserver.config.loader import default_config_text, loads
     from simserver.world import World
+    from tests.worlds import IDEAL_DRIVE
 
     text = default_config_text()
     for side in ("left", "right"):
         text = text.replace(f'[motors.{side}]\ntype = "CIM"\ncount = 2',
                             f'[motors.{side}]\ntype = "CIM"\ncount = 2\nneutral = "coast"')
-    world = World(loads(text))
+    world = World(loads(text + IDEAL_DRIVE))  # no rolling resistance
     world.set_motor("left", 0.5)
     world.set_motor("right", 0.5)
     world.step(1.0)

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from simserver.config.loader import load_default
+from simserver.config.loader import default_config_text, load_default, loads
 from simserver.models.walls import RESTING_SPEED, Body, FieldWalls
 from simserver.world import World
+from tests.worlds import IDEAL_DRIVE
 
 MASS, INERTIA = 27.0, 2.0  # kg, kg·m²
 # Impacts with two simultaneous contacts (a flush face) are solved iteratively (projected
@@ -222,7 +223,8 @@ def test_robot_pinned_against_wall_at_full_duty_rests_there():
 
 
 def test_encoder_position_stops_while_pinned_against_wall():
-    world = World(load_default())
+    # Rigid traction: the wheels stop with the robot (on tires they spin: test_tank_traction).
+    world = World(loads(default_config_text() + IDEAL_DRIVE))
     world.set_motor("left", -1.0)
     world.set_motor("right", -1.0)
     world.step(2.0)

@@ -11,9 +11,11 @@ through a gearbox (optionally a two-speed one shifted by a solenoid), on
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 from simserver.config.issues import missing_name
+from simserver.config.losses import DriveLossesConfig
 from simserver.config.model import Config, DrivetrainConfig
 from simserver.config.plausible import wheel_speed_warning
 from simserver.contract.snapshot import SIDE_SPEEDS
@@ -30,8 +32,18 @@ from simserver.models.differential import (
     PhysicalLongitudinal,
     SideGains,
     robosim_moment_of_inertia,
+    side_currents,
+)
+from simserver.models.losses import (
+    IDEAL,
+    CharacterizationError,
+    Feedforward,
+    JointMotors,
+    Losses,
+    from_feedforward,
 )
 from simserver.models.motor import motor_by_name
+from simserver.models.tank_traction import GRAVITY, Traction, TractionDrive, side_joint
 
 
 class Differential:
@@ -57,8 +69,9 @@ class Differential:
         self.drive.reset(x, y, heading)
         self._elec = Electrical(0.0, 0.0, 0.0, 0.0)
         self._peak = 0.0
-        self._before = (0.0, 0.0)
+        self._before = (0.0, 0.0, 0.0, 0.0)
         self._rotor = [0.0, 0.0]  # motor rad per side gained from shifts (see joint)
+        self._inputs: tuple[float, float, Source] | None = None  # of the last substep
 
     @property
     def pose(self) -> tuple[float, float, float]:
@@ -72,15 +85,28 @@ class Differential:
         return self.drive.v_forward, self.drive.state.v_lat, self.drive.omega
 
     def place(self, x: float, y: float, vx: float, vy: float, omega: float) -> None:
-        """Take an impact's position and velocity. The wheels roll without slipping: the
-        push-back along the heading undoes wheel travel."""
-        st = self.drive.state
+        """Take an impact's position and velocity. Without tires (an ideal, kinematic or
+        characterized drive) the wheels roll without slipping: the push-back along the heading
+        undoes wheel travel. With tires the wheels keep turning and slip."""
+        drive = self.drive
+        st = drive.state
+        if isinstance(drive, TractionDrive):  # the wheels keep their speed: so do the currents
+            st.x, st.y = x, y
+            drive.set_body_velocity(vx, vy, omega)
+            return
         c, s = math.cos(st.heading), math.sin(st.heading)
         along = (x - st.x) * c + (y - st.y) * s
         st.s_left += along
         st.s_right += along
         st.x, st.y = x, y
-        self.drive.set_body_velocity(vx, vy, omega)
+        drive.set_body_velocity(vx, vy, omega)
+        if self._inputs is not None and not isinstance(drive.longitudinal,
+                                                       InductiveLongitudinal):
+            # The currents at the speeds the impact left (a wall stalls the wheels).
+            duty_l, duty_r, source = self._inputs
+            elec = self._elec = side_currents(drive.params, drive.gearing, duty_l, duty_r,
+                                              st.v_left, st.v_right, source, drive.coast)
+            self._peak = max(self._peak, abs(elec.current_left), abs(elec.current_right))
 
     def _gearing(self, robot: DriveView) -> float:
         if self.shift is not None and robot.solenoid(self.shift[0]):
@@ -113,7 +139,7 @@ class Differential:
         assert robot is not None, "begin_tick() comes first"
         st = drive.state
         dl, dr, ctrl_l, ctrl_r, to_motor, passthrough, plain = self._tick
-        self._before = (st.s_left, st.s_right)
+        self._before = (st.s_left, st.s_right, st.x, st.y)
         if passthrough and enabled:
             eff_l, eff_r = dl, dr
             drive.coast = plain
@@ -124,6 +150,7 @@ class Differential:
             eff_l, eff_r = out_l.duty, out_r.duty
             drive.coast = (out_l.coasting, out_r.coasting)
         elec = self._elec = drive.step(dt, eff_l, eff_r, source)
+        self._inputs = (eff_l, eff_r, source)
         peak = max(abs(elec.current_left), abs(elec.current_right))
         if peak > self._peak:
             self._peak = peak
@@ -133,7 +160,9 @@ class Differential:
     def travelled(self) -> float:
         """Distance the centre covered in the last substep, m, push-backs included."""
         st = self.drive.state
-        s_l, s_r = self._before
+        s_l, s_r, x, y = self._before
+        if isinstance(self.drive, TractionDrive):  # the wheels may spin: the chassis' path
+            return math.hypot(st.x - x, st.y - y)
         return abs(0.5 * (st.s_left - s_l + st.s_right - s_r))
 
     def end_tick(self) -> None:
@@ -167,17 +196,21 @@ class Differential:
         return {SIDE_SPEEDS[0]: st.v_left, SIDE_SPEEDS[1]: st.v_right}
 
 
-def _create(name: str, dt: DrivetrainConfig, cfg: Config) -> Differential:
+def _params(dt: DrivetrainConfig, cfg: Config) -> DifferentialParams:
     left = cfg.motors[dt.left]
     robot = cfg.robot
     moi = robot.moment_of_inertia or robosim_moment_of_inertia(robot.mass, robot.length,
                                                                 dt.track_width)
-    params = DifferentialParams(
+    return DifferentialParams(
         mass=robot.mass, moment_of_inertia=moi, track_width=dt.track_width,
         wheel_radius=dt.wheel_diameter / 2.0, gearing=dt.gearing,
         motor=motor_by_name(left.type), motors_per_side=left.count,
         lateral_friction=dt.lateral_friction, inductance=left.inductance,
     )
+
+
+def _create(name: str, dt: DrivetrainConfig, cfg: Config) -> Differential:
+    params = _params(dt, cfg)
     longitudinal: Longitudinal
     if dt.fidelity == "kinematic":
         assert dt.kinematic is not None
@@ -195,12 +228,97 @@ def _create(name: str, dt: DrivetrainConfig, cfg: Config) -> Differential:
     shift = None
     if dt.shifter is not None and dt.high_gearing:
         shift = (dt.shifter, dt.high_gearing)
-    return Differential(DifferentialDrive(params, longitudinal), dt.left, dt.right, shift)
+    drive = DifferentialDrive(params, longitudinal)
+    if isinstance(longitudinal, PhysicalLongitudinal) and not dt.losses.ideal:
+        drive = TractionDrive(params, traction(dt, params))
+    return Differential(drive, dt.left, dt.right, shift)
+
+
+def side_losses(cfg: DriveLossesConfig, joint: JointMotors, normal: float) -> Losses:
+    """The loss terms of one side (at the wheel rim) from its config: Coulomb friction
+    ``static_friction × k + rolling_resistance × normal`` (N; k the joint's force per volt,
+    normal the side's weight, N), viscous friction ``f/(1−f)`` of the back-EMF and free-current
+    damping (so that it costs the fraction f of the free speed)."""
+    if cfg.ideal:
+        return IDEAL
+    base = replace(joint, losses=Losses(cfg.gearbox_efficiency, 0.0, 0.0, cfg.free_current))
+    f = cfg.viscous_loss
+    return Losses(cfg.gearbox_efficiency,
+                  cfg.static_friction * base.force_per_volt + cfg.rolling_resistance * normal,
+                  f / (1.0 - f) * base.damping, cfg.free_current)
+
+
+class CharacterizationIssue(CharacterizationError):
+    """A characterization no tank with these motors and this mass can have; ``key`` names it
+    (relative to [drivetrain])."""
+
+    def __init__(self, key: str, message: str):
+        super().__init__(message)
+        self.key = key
+
+
+def traction(dt: DrivetrainConfig, params: DifferentialParams) -> Traction:
+    """The tires and losses of a physical tank. With ``characterization``: per side the joint
+    keeps its gearbox efficiency and free-current load, ``from_feedforward`` gives the Coulomb
+    and viscous friction (kS, kV) and the mass the side moves when driving straight (kA),
+    which is half the robot's mass plus the wheel inertia seen at the rim: the wheel inertia
+    is what is left (raises CharacterizationIssue when nothing is)."""
+    normal = params.mass * GRAVITY / 2.0
+    joint = side_joint(params, params.gearing, IDEAL)
+    losses = side_losses(dt.losses, joint, normal)
+    c = dt.characterization
+    if c is None:
+        return Traction(dt.friction, (dt.wheel_inertia, dt.wheel_inertia), (losses, losses))
+    if c.kg:
+        raise CharacterizationIssue("characterization.kg", "a drivetrain has no gravity load: "
+                                                           "leave kg out")
+    try:
+        derived = from_feedforward(replace(joint, losses=losses), Feedforward(c.ks, c.kv, c.ka))
+    except CharacterizationError as exc:
+        raise CharacterizationIssue("characterization.kv", str(exc)) from exc
+    half = params.mass / 2.0
+    if not derived.inertia > half * (1.0 + 1e-9):
+        least = half / replace(joint, losses=losses).force_per_volt
+        raise CharacterizationIssue(
+            "characterization.ka",
+            f"ka {c.ka:.4g} V·s²/m is at most {least:.4g}, what half the robot's mass "
+            f"({params.mass:.4g} kg) alone needs with these motors and gearing: it leaves no "
+            "wheel inertia; check robot.mass, the gearing, the wheel size and the units")
+    wheel = (derived.inertia - half) * params.wheel_radius**2
+    return Traction(dt.friction, (wheel, wheel), (derived.losses, derived.losses))
 
 
 def _motors(dt: DrivetrainConfig) -> list[DriveMotor]:
     return [DriveMotor(getattr(dt, side), side, "length", "a drivetrain side")
             for side in ("left", "right")]
+
+
+def _check_characterization(dt: DrivetrainConfig, cfg: Config) -> list[tuple[str, str]]:
+    """[drivetrain.characterization] refused where it cannot apply or no tank can have it."""
+    out: list[tuple[str, str]] = []
+    motors = cfg.motors
+    if dt.characterization is None:
+        return out
+    if dt.fidelity != "physical":
+        out.append(("characterization", "needs fidelity = \"physical\" (for fidelity = "
+                                        "\"characterized\" give [drivetrain.characterized])"))
+    elif dt.losses.ideal:
+        out.append(("losses.ideal", "ideal = true has no losses to derive from "
+                                    "[drivetrain.characterization]: remove one of them"))
+    elif dt.left in motors and motors[dt.left].inductance > 0:
+        out.append(("characterization", "not available with winding inductance on the "
+                                        "drivetrain motors (the inductive model is ideal)"))
+    elif dt.left in motors:
+        try:
+            params = _params(dt, cfg)
+        except (KeyError, ValueError):
+            params = None  # a bad motor or size: reported on its own key
+        if params is not None:
+            try:
+                traction(dt, params)
+            except CharacterizationIssue as exc:
+                out.append((exc.key, str(exc)))
+    return out
 
 
 def _check(dt: DrivetrainConfig, cfg: Config) -> list[tuple[str, str]]:
@@ -214,6 +332,7 @@ def _check(dt: DrivetrainConfig, cfg: Config) -> list[tuple[str, str]]:
     if dt.left in motors and motors[dt.left].inductance > 0 and dt.fidelity != "physical":
         out.append(("fidelity", "winding inductance on drivetrain motors needs "
                                 "fidelity = \"physical\""))
+    out += _check_characterization(dt, cfg)
     if dt.fidelity == "characterized" and dt.characterized is None:
         out.append(("characterized",
                     "required when fidelity = \"characterized\": add "
@@ -237,6 +356,11 @@ def _warn(dt: DrivetrainConfig, cfg: Config) -> list[tuple[str, str]]:
     if dt.track_width > robot.width:
         out.append(("track_width", f"{dt.track_width:g} m is wider than the robot "
                                    f"({robot.width:g} m)"))
+    left = cfg.motors.get(dt.left)
+    if dt.fidelity == "physical" and left is not None and left.inductance > 0:
+        out.append(("fidelity", "with winding inductance the tank runs its ideal model: "
+                                "rigid traction (no wheel slip, no wheel inertia) and no "
+                                "[drivetrain.losses]"))
     if dt.fidelity == "physical":
         out += wheel_speed_warning(cfg, dt.left, "gearing", dt.gearing, dt.wheel_diameter)
         if dt.high_gearing is not None:
@@ -249,8 +373,9 @@ DIFFERENTIAL = ModelType(
     name="differential",
     role="drivetrain",
     config=DrivetrainConfig,
-    doc="Tank drivetrain: kinematic, characterized (kV/kA/kS) or physical (motor torque → "
-        "rigid body), with lateral skid and battery sag.",
+    doc="Tank drivetrain: kinematic, characterized (kV/kA/kS) or physical (motors, lossy "
+        "gears and wheel inertia on traction-limited tires → rigid body; or the ideal machine), "
+        "with lateral skid and battery sag.",
     create=_create,
     check=_check,
     warn=_warn,

@@ -109,7 +109,8 @@ def check(tmp_path: Path, text: str) -> tuple[int, str]:
                  "mechanisms.lift.characterization.kv", "below 7.519",
                  id="elevator-kv-fast"),
     pytest.param(SHOULDER_NEO + ARM + ARM_SYSID.replace("8 V*s/rot", "1 V*s/rad"),
-                 "mechanisms.arm.characterization.kv", "kv 1 V·s/rad is below 1.2", id="arm-kv-fast"),
+                 "mechanisms.arm.characterization.kv", "kv 1 V·s/rad is below 1.2",
+                 id="arm-kv-fast"),
     pytest.param(FLYWHEEL + '[mechanisms.shooter.characterization]\nkv = "0.05 V*s/rad"\n'
                  'ka = "0.003 V*s^2/rad"\nkg = "0.5 V"\n',
                  "mechanisms.shooter.characterization.kg", "no gravity", id="flywheel-kg"),

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from simserver.config.loader import loads
+from simserver.config.loader import default_config_text, loads
 from simserver.sysid import Settings, characterize
 from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 
@@ -58,5 +58,19 @@ ka = "{given['ka'] * tau} V*s^2/rot"
 kg = "{given['kg']} V"
 """)
     fit = characterize(cfg, "arm").fit
+    for name, value in given.items():
+        assert within(getattr(fit, name), value), (name, fit)
+
+
+def test_kitbot_characterization_comes_back_from_sysid():
+    given = {"ks": 0.3, "kv": 3.2, "ka": 0.45}
+    cfg = loads(default_config_text() + f"""
+[drivetrain.characterization]
+ks = "{given['ks']} V"
+kv = "{given['kv']} V*s/m"
+ka = "{given['ka']} V*s^2/m"
+""")
+    step = 0.5 * cfg.drivetrain.friction * 9.80665 * given["ka"]
+    fit = characterize(cfg, settings=Settings(step_voltage=step)).fit
     for name, value in given.items():
         assert within(getattr(fit, name), value), (name, fit)

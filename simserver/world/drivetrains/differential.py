@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from simserver.config.issues import missing_name
-from simserver.config.losses import DriveLossesConfig
+from simserver.config.losses import DriveLossesConfig, losses_from_config
 from simserver.config.model import Config, DrivetrainConfig
 from simserver.config.plausible import wheel_speed_warning
 from simserver.contract.snapshot import SIDE_SPEEDS
@@ -235,26 +235,13 @@ def _create(name: str, dt: DrivetrainConfig, cfg: Config) -> Differential:
 
 
 def side_losses(cfg: DriveLossesConfig, joint: JointMotors, normal: float) -> Losses:
-    """The loss terms of one side (at the wheel rim) from its config: Coulomb friction
-    ``static_friction × k + rolling_resistance × normal`` (N; k the joint's force per volt,
-    normal the side's weight, N), viscous friction ``f/(1−f)`` of the back-EMF and free-current
-    damping (so that it costs the fraction f of the free speed)."""
+    """The loss terms of one side (at the wheel rim) from its config: the joint's losses
+    (``losses_from_config``) with the tires' rolling resistance × ``normal`` (the side's
+    weight, N) added to its Coulomb friction."""
+    losses = losses_from_config(cfg, joint.motor, joint.count, joint.ratio)
     if cfg.ideal:
-        return IDEAL
-    base = replace(joint, losses=Losses(cfg.gearbox_efficiency, 0.0, 0.0, cfg.free_current))
-    f = cfg.viscous_loss
-    return Losses(cfg.gearbox_efficiency,
-                  cfg.static_friction * base.force_per_volt + cfg.rolling_resistance * normal,
-                  f / (1.0 - f) * base.damping, cfg.free_current)
-
-
-class CharacterizationIssue(CharacterizationError):
-    """A characterization no tank with these motors and this mass can have; ``key`` names it
-    (relative to [drivetrain])."""
-
-    def __init__(self, key: str, message: str):
-        super().__init__(message)
-        self.key = key
+        return losses
+    return replace(losses, coulomb=losses.coulomb + cfg.rolling_resistance * normal)
 
 
 def traction(dt: DrivetrainConfig, params: DifferentialParams) -> Traction:
@@ -262,7 +249,7 @@ def traction(dt: DrivetrainConfig, params: DifferentialParams) -> Traction:
     keeps its gearbox efficiency and free-current load, ``from_feedforward`` gives the Coulomb
     and viscous friction (kS, kV) and the mass the side moves when driving straight (kA),
     which is half the robot's mass plus the wheel inertia seen at the rim: the wheel inertia
-    is what is left (raises CharacterizationIssue when nothing is)."""
+    is what is left (raises CharacterizationError when nothing is)."""
     normal = params.mass * GRAVITY / 2.0
     joint = side_joint(params, params.gearing, IDEAL)
     losses = side_losses(dt.losses, joint, normal)
@@ -270,17 +257,13 @@ def traction(dt: DrivetrainConfig, params: DifferentialParams) -> Traction:
     if c is None:
         return Traction(dt.friction, (dt.wheel_inertia, dt.wheel_inertia), (losses, losses))
     if c.kg:
-        raise CharacterizationIssue("characterization.kg", "a drivetrain has no gravity load: "
-                                                           "leave kg out")
-    try:
-        derived = from_feedforward(replace(joint, losses=losses), Feedforward(c.ks, c.kv, c.ka))
-    except CharacterizationError as exc:
-        raise CharacterizationIssue("characterization.kv", str(exc)) from exc
+        raise CharacterizationError("kg", "a drivetrain has no gravity load: leave kg out")
+    derived = from_feedforward(replace(joint, losses=losses), Feedforward(c.ks, c.kv, c.ka))
     half = params.mass / 2.0
     if not derived.inertia > half * (1.0 + 1e-9):
         least = half / replace(joint, losses=losses).force_per_volt
-        raise CharacterizationIssue(
-            "characterization.ka",
+        raise CharacterizationError(
+            "ka",
             f"ka {c.ka:.4g} V·s²/m is at most {least:.4g}, what half the robot's mass "
             f"({params.mass:.4g} kg) alone needs with these motors and gearing: it leaves no "
             "wheel inertia; check robot.mass, the gearing, the wheel size and the units")
@@ -316,8 +299,8 @@ def _check_characterization(dt: DrivetrainConfig, cfg: Config) -> list[tuple[str
         if params is not None:
             try:
                 traction(dt, params)
-            except CharacterizationIssue as exc:
-                out.append((exc.key, str(exc)))
+            except CharacterizationError as exc:
+                out.append((f"characterization.{exc.key}", str(exc)))
     return out
 
 

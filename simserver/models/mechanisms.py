@@ -61,9 +61,10 @@ from __future__ import annotations
 
 import cmath
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import pairwise
+from operator import mul
 
 import numpy as np
 
@@ -692,7 +693,8 @@ class Rotary(_LinearDriven):
 
 
 class _EtdCoeffs:
-    """ETDRK4 coefficient vectors for one step length (see Arm)."""
+    """ETDRK4 coefficient vectors for one step length (see Arm), as tuples of floats: the
+    state has 2 or 3 elements, where plain float arithmetic beats numpy's per-call cost."""
 
     __slots__ = ("E", "E2", "a1", "a2", "a3", "aV", "qF", "qV")
 
@@ -708,13 +710,33 @@ class _EtdCoeffs:
         x = expm(w * h)
         x2 = expm(w * (0.5 * h))
         p1, p2, p3 = x[:n, n], x[:n, n + 1] / h, x[:n, n + 2] / (h * h)
-        self.E = x[:n, :n]
-        self.E2 = x2[:n, :n]
-        self.qF, self.qV = x2[:n, n], x2[:n, n + 3]  # (h/2)·φ1(Ah/2)·b
-        self.a1 = p1 - 3.0 * p2 + 4.0 * p3  # h·(φ1 − 3φ2 + 4φ3)·bF
-        self.a2 = 2.0 * (p2 - 2.0 * p3)  # 2·h·(φ2 − 2φ3)·bF
-        self.a3 = 4.0 * p3 - p2  # h·(4φ3 − φ2)·bF
-        self.aV = x[:n, n + 3]  # h·φ1(Ah)·bV
+        self.E = _rows(x[:n, :n])
+        self.E2 = _rows(x2[:n, :n])
+        self.qF, self.qV = _vec(x2[:n, n]), _vec(x2[:n, n + 3])  # (h/2)·φ1(Ah/2)·b
+        self.a1 = _vec(p1 - 3.0 * p2 + 4.0 * p3)  # h·(φ1 − 3φ2 + 4φ3)·bF
+        self.a2 = _vec(2.0 * (p2 - 2.0 * p3))  # 2·h·(φ2 − 2φ3)·bF
+        self.a3 = _vec(4.0 * p3 - p2)  # h·(4φ3 − φ2)·bF
+        self.aV = _vec(x[:n, n + 3])  # h·φ1(Ah)·bV
+
+
+Vector = list[float]
+
+
+def _vec(a: np.ndarray) -> tuple[float, ...]:
+    return tuple(float(v) for v in a)
+
+
+def _rows(m: np.ndarray) -> tuple[tuple[float, ...], ...]:
+    return tuple(_vec(row) for row in m)
+
+
+def _affine(m: tuple[tuple[float, ...], ...], x: Sequence[float], terms: Sequence[
+        tuple[tuple[float, ...], float]]) -> Vector:
+    """m·x + Σ vector·scale, element by element."""
+    out = [sum(map(mul, row, x)) for row in m]
+    for vec, scale in terms:
+        out = [o + e * scale for o, e in zip(out, vec, strict=True)]
+    return out
 
 
 class Arm(_Driven):
@@ -781,6 +803,7 @@ class Arm(_Driven):
             A[1, 1] = -self._alpha
             bV[1] = self._k / j
         self._A, self._bF, self._bV = A, bF, bV
+        self._accel_row = _vec(A[1])  # d(speed)/dt = accel_row·x + bF[1]·F + bV[1]·V
         self._etd: dict[float, _EtdCoeffs] = {}
 
     def _force(self, q: float) -> float:
@@ -799,27 +822,41 @@ class Arm(_Driven):
                 self._etd[h] = c
         return c
 
-    def _etd_step(self, x: np.ndarray, h: float, v: float, cache: bool = False) -> np.ndarray:
+    def _etd_step(self, x: Sequence[float], h: float, v: float, cache: bool = False) -> Vector:
         """One ETDRK4 (Cox–Matthews) step of length h from x."""
         c = self._coeffs(h, cache)
         f = self._fq  # with the Coulomb torque: a constant, integrated exactly
+        if len(x) == 2:  # no inductance: written out (only the angle enters f)
+            q, w = x
+            (e00, e01), (e10, e11) = c.E2
+            (f0, f1), (v0, v1) = c.qF, c.qV
+            fx = f(q)
+            b0, b1 = e00 * q + e01 * w + v0 * v, e10 * q + e11 * w + v1 * v
+            a0, a1 = b0 + f0 * fx, b1 + f1 * fx
+            fa = f(a0)
+            fb = f(b0 + f0 * fa)
+            fc = f(e00 * a0 + e01 * a1 + f0 * (2.0 * fb - fx) + v0 * v)
+            (g00, g01), (g10, g11) = c.E
+            (p0, p1), (r0, r1), (s0, s1), (u0, u1) = c.a1, c.a2, c.a3, c.aV
+            fab = fa + fb
+            return [g00 * q + g01 * w + p0 * fx + r0 * fab + s0 * fc + u0 * v,
+                    g10 * q + g11 * w + p1 * fx + r1 * fab + s1 * fc + u1 * v]
         fx = f(x[0])
-        base = c.E2 @ x + c.qV * v
-        a = base + c.qF * fx
+        base = _affine(c.E2, x, ((c.qV, v),))
+        qf = c.qF
+        a = [b + q * fx for b, q in zip(base, qf, strict=True)]
         fa = f(a[0])
-        b = base + c.qF * fa
-        fb = f(b[0])
-        cc = c.E2 @ a + c.qF * (2.0 * fb - fx) + c.qV * v
+        fb = f(base[0] + qf[0] * fa)
+        cc = _affine(c.E2, a, ((qf, 2.0 * fb - fx), (c.qV, v)))
         fc = f(cc[0])
-        out: np.ndarray = c.E @ x + c.a1 * fx + c.a2 * (fa + fb) + c.a3 * fc + c.aV * v
-        return out
+        return _affine(c.E, x, ((c.a1, fx), (c.a2, fa + fb), (c.a3, fc), (c.aV, v)))
 
-    def _vec(self) -> np.ndarray:
+    def _vec(self) -> Vector:
         if self._L > 0.0:
-            return np.array([self._q, self._w, self._i])
-        return np.array([self._q, self._w])
+            return [self._q, self._w, self._i]
+        return [self._q, self._w]
 
-    def _set(self, x: np.ndarray) -> None:
+    def _set(self, x: Sequence[float]) -> None:
         self._q, self._w = float(x[0]), float(x[1])
         if self._L > 0.0:
             self._i = float(x[2])
@@ -839,7 +876,7 @@ class Arm(_Driven):
             t_end = h
             if sticky and float(x1[1]) * self._dir < 0.0:
                 t_end = self._speed_zero(x0, x1, h, v)
-                x1 = self._etd_step(x0, t_end, v) if t_end > 0.0 else x0.copy()
+                x1 = self._etd_step(x0, t_end, v) if t_end > 0.0 else list(x0)
             hit = self._crossing(x0, x1, t_end, v) if t_end > 0.0 else None
             if hit is not None:
                 tau, side, x_hit = hit
@@ -852,21 +889,22 @@ class Arm(_Driven):
         self._q = lo if self._q < lo else hi if self._q > hi else self._q
         return t_max, 0
 
-    def _speed_zero(self, x0: np.ndarray, x1: np.ndarray, h: float, v: float) -> float:
+    def _speed_zero(self, x0: Vector, x1: Vector, h: float, v: float) -> float:
         """When, within one ETDRK4 step that ends moving against the friction's sign, the
         speed crosses zero: root-found on the ETDRK4 map."""
-        A, bF, bV, f = self._A, self._bF, self._bV, self._fq
+        row, f = self._accel_row, self._fq
+        per_force, per_volt = float(self._bF[1]), float(self._bV[1])
 
         def g(t: float) -> tuple[float, float]:
             x = self._etd_step(x0, t, v) if t != h else x1
-            accel = float((A @ x)[1] + bF[1] * f(x[0]) + bV[1] * v)
-            return float(x[1]), accel
+            accel = sum(map(mul, row, x)) + per_force * f(x[0]) + per_volt * v
+            return x[1], accel
 
         w0, w1 = float(x0[1]), float(x1[1])
         return _root(g, 0.0, h, w0, w1, guess=h * w0 / (w0 - w1))  # from the secant
 
-    def _crossing(self, x0: np.ndarray, x1: np.ndarray, h: float, v: float
-                  ) -> tuple[float, int, np.ndarray] | None:
+    def _crossing(self, x0: Vector, x1: Vector, h: float, v: float
+                  ) -> tuple[float, int, Vector] | None:
         """First stop passed within one ETDRK4 step, located on the ETDRK4 map."""
         lo, hi = self._lo - _POS_TOL, self._hi + _POS_TOL
         if not (math.isfinite(lo) or math.isfinite(hi)):
@@ -894,7 +932,7 @@ class Arm(_Driven):
             else:
                 return None
         if (q0 - stop) * side >= 0.0:
-            return 0.0, side, x0.copy()
+            return 0.0, side, list(x0)
 
         def g(t: float) -> tuple[float, float]:
             x = self._etd_step(x0, t, v) if t != h else x1
@@ -902,7 +940,7 @@ class Arm(_Driven):
 
         q_end = float(x1[0]) if t_end == h else float(self._etd_step(x0, t_end, v)[0])
         tau = _root(g, 0.0, t_end, q0 - stop, q_end - stop)
-        x_hit = self._etd_step(x0, tau, v) if tau > 0.0 else x0.copy()
+        x_hit = self._etd_step(x0, tau, v) if tau > 0.0 else list(x0)
         return tau, side, x_hit
 
 

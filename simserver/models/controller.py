@@ -56,8 +56,7 @@ share one instance: :meth:`currents` returns their totals.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import numpy as np
 
@@ -66,8 +65,7 @@ from simserver.models.motor import MotorSpec
 Neutral = Literal["brake", "coast"]
 
 
-@dataclass(frozen=True)
-class ControllerOutput:
+class ControllerOutput(NamedTuple):
     """What one substep puts on the motor terminals.
 
     voltage: V across each motor's terminals (the back-EMF ω/Kv when coasting). duty: effective

@@ -91,18 +91,41 @@ class Driven:
             return
         limit = self.stator_limit
         if limit > 0.0 and m.drive.inductance == 0.0:
-            before = (m.position, m.velocity)
-            m.step(dt, volts)
-            if abs(m.current) > limit * (1.0 + 1e-9):
-                spec = m.drive.motor
-                capped = m.motor_speed / spec.kv + math.copysign(limit * spec.R, m.current)
-                if abs(capped) < abs(volts):
-                    volts = capped
-                m.reset(position=before[0], velocity=before[1])
-                m.step(dt, volts)
+            volts = self._held_at_limit(m, dt, volts, limit)
         else:
             m.step(dt, volts)
         robot.motor_current(self.motor, m.current, m.motor_speed, volts)
+
+    @staticmethod
+    def _held_at_limit(m: Elevator | Arm | Rotary, dt: float, volts: float,
+                       limit: float) -> float:
+        """Step ``m`` by ``dt`` at ``volts``, or, if its current would end above ``limit`` A,
+        at the voltage that ends exactly at the limit (a mechanism reaching a stop, or
+        friction, can change its speed within the substep): the end current is affine in the
+        voltage between events, so secant steps from the first try find it. Returns the
+        voltage used."""
+        before = (m.position, m.velocity)
+        m.step(dt, volts)
+        current = m.current
+        if abs(current) <= limit * (1.0 + 1e-9):
+            return volts
+        target = math.copysign(limit, current)
+        spec = m.drive.motor
+        tried, got = volts, current
+        # First guess: the voltage that gives the limit at the speed the first try ended at.
+        guess = m.motor_speed / spec.kv + target * spec.R
+        for attempt in range(_LIMIT_TRIES):
+            if abs(guess) >= abs(volts):
+                guess = volts
+            m.reset(position=before[0], velocity=before[1])
+            m.step(dt, guess)
+            current = m.current
+            if (abs(current) <= limit * (1.0 + 1e-9) or current == got
+                    or attempt == _LIMIT_TRIES - 1):
+                break
+            tried, got, guess = guess, current, guess + (target - current) * (
+                guess - tried) / (current - got)
+        return guess
 
     def joint(self) -> tuple[float, float]:
         """(position, velocity) of the output: m and m/s, or rad and rad/s."""
@@ -113,6 +136,9 @@ class Driven:
 
     def drawing(self) -> Drawing | None:
         return None if self._drawing is None else self._drawing(self.model)
+
+
+_LIMIT_TRIES = 4  # secant steps toward the voltage that ends a substep at the stator limit
 
 
 def _open(drive: MotorDrive) -> MotorDrive:

@@ -14,6 +14,7 @@ from tests.worlds import ARM, LIFT, SHOULDER_NEO, TWO_KRAKENS
 
 G = 9.80665
 SWERVE = Path("examples/swerve/simserver.toml").read_text()
+MECANUM = Path("examples/mecanum/simserver.toml").read_text()
 ROT = 2 * math.pi  # rad per rotation
 
 
@@ -35,6 +36,7 @@ CASES = {
     "swerve-light": (SWERVE, "drivetrain", None, {"ks": 0.15, "kv": 2.7, "ka": 0.3}),
     "swerve-heavy": (SWERVE, "drivetrain", None, {"ks": 0.4, "kv": 3.2, "ka": 0.5}),
     "kitbot": (default_config_text(), "drivetrain", None, {"ks": 0.3, "kv": 3.2, "ka": 0.45}),
+    "mecanum": (MECANUM, "drivetrain", None, {"ks": 0.25, "kv": 3.4, "ka": 0.5}),
     "elevator": (LIFT + TWO_KRAKENS, "mechanisms.lift", "lift",
                  {"ks": 0.2, "kv": 9.0, "ka": 0.3, "kg": 0.6}),
 }

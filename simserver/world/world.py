@@ -106,6 +106,10 @@ class World:
         self.mechanisms: dict[str, Model] = {}
         for name, section in cfg.mechanisms.items():
             self.mechanisms[name] = self._build_mechanism(name, section.type, section.config)
+        # The mechanisms whose supply current is linear in the bus voltage, by name.
+        self._loads: dict[str, Callable[[Any], tuple[float, float]]] = {
+            name: load for name, m in self.mechanisms.items()
+            if callable(load := getattr(m, "load", None))}
         driven = motor_mechanisms(cfg)
         self._joints = {n: self._joint_source(n, driven.get(e.motor))
                         for n, e in cfg.encoders.items()}
@@ -130,6 +134,7 @@ class World:
         self.substep = cfg.sim.substep
         self.motors = {name: 0.0 for name in cfg.motors}
         self._sign = {name: -1.0 if m.inverted else 1.0 for name, m in cfg.motors.items()}
+        self._counts = {name: m.count for name, m in cfg.motors.items()}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
         self.reset()
 
@@ -325,18 +330,17 @@ class World:
         """Report the stator current of one of motor ``name``'s motors after the substep, A,
         and the terminal voltage actually applied if it differs from the controller's; the
         supply current ``I·V/V_bus`` it draws joins the battery load."""
-        ctrl = self.controllers[name]
-        count = self.cfg.motors[name].count
-        out = ctrl.output
+        out = self.controllers[name].output
         if out is None or out.coasting:
             self.motor_currents[name] = 0.0
             self.applied_voltage[name] = 0.0
             return
         volts = out.voltage if voltage is None else voltage
         self.applied_voltage[name] = volts
-        self.motor_currents[name] = count * stator_current
+        stator = self._counts[name] * stator_current
+        self.motor_currents[name] = stator
         if self.bus_voltage > 0.0:
-            self.mechanism_supply += count * stator_current * volts / self.bus_voltage
+            self.mechanism_supply += stator * volts / self.bus_voltage
 
     def set_motor(self, name: str, duty: float) -> None:
         """Set a motor's duty cycle, already validated to [-1, 1]."""
@@ -384,11 +388,12 @@ class World:
             self.compressor_current = self.pneumatics.step(h, self.bus_voltage)
         self.mechanism_supply = 0.0
         lagged = 0.0
+        loads, failed = self._loads, self.failed
         for name, mech in self.mechanisms.items():
-            if name not in self.failed:
+            if name not in failed:
                 before = self.mechanism_supply
                 self._step_mechanism(name, mech, h)
-                if getattr(mech, "load", None) is None:
+                if name not in loads:
                     lagged += self.mechanism_supply - before
         self._lagged_supply = lagged
         battery.update(supply + self.mechanism_supply + self.compressor_current, h)
@@ -436,9 +441,9 @@ class World:
         substep; plugins without ``load()`` and the compressor count at their last current."""
         conductance, other = 0.0, self.compressor_current + self._lagged_supply
         if not self.battery.brownout:
-            for name, mech in self.mechanisms.items():
-                load = getattr(mech, "load", None)
-                if load is not None and name not in self.failed:
+            failed = self.failed
+            for name, load in self._loads.items():
+                if name not in failed:
                     g, i0 = load(self)
                     conductance += g
                     other += i0

@@ -254,11 +254,6 @@ class Drivetrain(Protocol):
         """Motor output -> (stator current A, terminal voltage V) in the last substep."""
         ...
 
-    @property
-    def peak_current(self) -> float:
-        """Largest stator current of one drive motor output since reset, A."""
-        ...
-
     def joint(self, motor: str) -> Joint | None:
         """What motor output ``motor`` turns, for encoders on it (None: not one of ours)."""
         ...

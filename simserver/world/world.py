@@ -57,7 +57,7 @@ def field_obstacles(field_cfg: FieldConfig) -> tuple[Obstacle, ...]:
 
 DRIVETRAIN_MEMBERS = ("mass", "moment_of_inertia", "reset", "pose", "body_velocity", "place",
                       "begin_tick", "substep", "travelled", "end_tick", "motor_states",
-                      "peak_current", "joint", "outputs")
+                      "joint", "outputs")
 """What the world uses of a :class:`~simserver.models.api.Drivetrain`."""
 
 
@@ -246,11 +246,6 @@ class World:
     def chassis_speeds(self) -> tuple[float, float, float]:
         """(vx m/s, vy m/s, omega rad/s) in the robot frame."""
         return self.drivetrain.body_velocity
-
-    @property
-    def peak_current(self) -> float:
-        """Largest stator current of one drive motor output since reset, A."""
-        return self.drivetrain.peak_current
 
     @property
     def velocity(self) -> tuple[float, float, float]:

@@ -99,12 +99,11 @@ class HDrive:
         self.reset(0.0, 0.0, 0.0)
 
     def reset(self, x: float, y: float, heading: float) -> None:
-        """At rest at (x m, y m, heading rad); wheel travel, currents and peak zeroed."""
+        """At rest at (x m, y m, heading rad); wheel travel and currents zeroed."""
         self.model.reset(x, y, heading)
         self._currents = [0.0, 0.0, 0.0]
         self._volts = [0.0, 0.0, 0.0]
         self._travelled = 0.0
-        self._peak = 0.0
 
     @property
     def pose(self) -> tuple[float, float, float]:
@@ -142,7 +141,6 @@ class HDrive:
         currents = model.step(dt, volts, [o.coasting for o in outs])
         self._travelled = math.hypot(model.x - x, model.y - y)
         self._currents, self._volts = currents, volts
-        self._peak = max(self._peak, *map(abs, currents))
         supply = sum(i * v for i, v in zip(currents, volts, strict=True)) / bus if bus else 0.0
         return bus, supply
 
@@ -159,11 +157,6 @@ class HDrive:
         the last substep."""
         return {name: (i, v) for name, i, v in zip(self.motors, self._currents, self._volts,
                                                     strict=True)}
-
-    @property
-    def peak_current(self) -> float:
-        """Largest stator current of one motor output since reset, A."""
-        return self._peak
 
     def joint(self, motor: str) -> Joint | None:
         """What ``motor`` turns: its wheels' rim travel (m), rim speed (m/s), wheel radius and

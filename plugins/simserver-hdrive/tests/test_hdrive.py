@@ -122,7 +122,6 @@ def test_bus_voltage_is_solved_with_the_motor_load_through_the_battery_resistanc
     stator = (d * bus - motor_speed / NEO.kv) / NEO.R
     assert world.motor_currents["center"] == pytest.approx(stator, rel=1e-12)
     assert world.battery.current == pytest.approx(stator * d, rel=1e-12)  # I·V/V_bus
-    assert world.peak_current == world.motor_currents["center"]
 
 
 def test_a_disabled_drivetrain_brakes_and_draws_nothing():

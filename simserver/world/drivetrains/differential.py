@@ -65,10 +65,9 @@ class Differential:
         self.reset(0.0, 0.0, 0.0)
 
     def reset(self, x: float, y: float, heading: float) -> None:
-        """At rest at (x m, y m, heading rad), the wheels' travel and the current peak zeroed."""
+        """At rest at (x m, y m, heading rad), the wheels' travel zeroed."""
         self.drive.reset(x, y, heading)
         self._elec = Electrical(0.0, 0.0, 0.0, 0.0)
-        self._peak = 0.0
         self._before = (0.0, 0.0, 0.0, 0.0)
         self._rotor = [0.0, 0.0]  # motor rad per side gained from shifts (see joint)
         self._inputs: tuple[float, float, Source] | None = None  # of the last substep
@@ -104,9 +103,8 @@ class Differential:
                                                        InductiveLongitudinal):
             # The currents at the speeds the impact left (a wall stalls the wheels).
             duty_l, duty_r, source = self._inputs
-            elec = self._elec = side_currents(drive.params, drive.gearing, duty_l, duty_r,
-                                              st.v_left, st.v_right, source, drive.coast)
-            self._peak = max(self._peak, abs(elec.current_left), abs(elec.current_right))
+            self._elec = side_currents(drive.params, drive.gearing, duty_l, duty_r,
+                                       st.v_left, st.v_right, source, drive.coast)
 
     def _gearing(self, robot: DriveView) -> float:
         if self.shift is not None and robot.solenoid(self.shift[0]):
@@ -151,9 +149,6 @@ class Differential:
             drive.coast = (out_l.coasting, out_r.coasting)
         elec = self._elec = drive.step(dt, eff_l, eff_r, source)
         self._inputs = (eff_l, eff_r, source)
-        peak = max(abs(elec.current_left), abs(elec.current_right))
-        if peak > self._peak:
-            self._peak = peak
         return elec.bus_voltage, elec.supply_current
 
     @property
@@ -172,11 +167,6 @@ class Differential:
         """Each side's stator current A (its terminal voltage is not tracked: 0)."""
         return {self.left: (self._elec.current_left, 0.0),
                 self.right: (self._elec.current_right, 0.0)}
-
-    @property
-    def peak_current(self) -> float:
-        """Largest stator current of one side since reset, A."""
-        return self._peak
 
     def joint(self, motor: str) -> Joint | None:
         """A side's wheel: travel m, speed m/s, wheel radius, the gearing in use, and the

@@ -86,7 +86,6 @@ class Holonomic:
         self._names = [g.name for g in self.groups]
         self._neutral_coast = [False] * len(self.groups)
         self._travelled = 0.0
-        self._peak = 0.0
 
     def reset(self, x: float, y: float, heading: float) -> None:
         """Place the robot at rest; wheels and modules at zero."""
@@ -94,7 +93,6 @@ class Holonomic:
         self.currents = [0.0] * len(self.groups)
         self.volts = [0.0] * len(self.groups)
         self._travelled = 0.0
-        self._peak = 0.0
 
     # --- chassis ------------------------------------------------------------------------------
 
@@ -222,18 +220,11 @@ class Holonomic:
         return self._travelled
 
     def end_tick(self) -> None:
-        """Take the drive motors' peak current from the tick's last substep."""
-        peak = max(map(abs, self.currents[: len(self.drive)]), default=0.0)
-        self._peak = max(self._peak, peak)
+        """Nothing is taken once per tick."""
 
     def motor_states(self) -> dict[str, tuple[float, float]]:
         """Stator current A and terminal voltage V of each motor output, last substep."""
         return dict(zip(self._names, zip(self.currents, self.volts, strict=True), strict=True))
-
-    @property
-    def peak_current(self) -> float:
-        """Largest stator current of one drive motor output at a tick's end since reset, A."""
-        return self._peak
 
 
 def free_wheel_speed(spec: MotorSpec, gearing: float, radius: float) -> float:

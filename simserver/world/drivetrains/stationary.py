@@ -63,11 +63,6 @@ class Stationary:
         """No motor outputs."""
         return {}
 
-    @property
-    def peak_current(self) -> float:
-        """No drive motors: 0 A."""
-        return 0.0
-
     def joint(self, motor: str) -> Joint | None:
         """No motor turns a wheel or a module of it."""
         return None

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from simserver.models.api import Drawing
 from simserver.models.camera import Frame
 
@@ -26,6 +28,30 @@ class Pneumatics:
     extensions: dict[str, float]
 
 
+@dataclass(frozen=True)
+class PieceSnapshot:
+    """Every game piece after a tick, as arrays indexed by piece id (ids stay fixed for a run).
+
+    types: type names; kind[i]: index into ``types`` of piece i; state[i]: LOOSE, FLIGHT,
+    HELD or GONE (:mod:`simserver.models.pieces.types`); pose[i]: (x m, y m, z m of the
+    centre, roll rad, pitch rad, yaw rad) in the field frame (a held piece where its robot
+    carries it; a gone one where it was last). holder[i]: name of the robot holding piece i
+    ("" for the main robot, "-" when not held). scores: pieces scored per alliance ("blue",
+    "red"); goals: per goal name. picked_up, shots: per robot name ("" for the main robot),
+    counted since reset.
+    """
+
+    types: tuple[str, ...]
+    kind: np.ndarray
+    state: np.ndarray
+    pose: np.ndarray
+    holder: tuple[str, ...]
+    scores: dict[str, int]
+    goals: dict[str, int]
+    picked_up: dict[str, int]
+    shots: dict[str, int]
+
+
 @dataclass
 class Snapshot:
     """Everything published after a tick. Units: s, m, rad, m/s, rad/s, V, A.
@@ -39,7 +65,7 @@ class Snapshot:
     such as "drive/module_states"; struct outputs as wpimath objects); drive_log: those it
     declares for recordings only (``nt=False``). chassis_speeds: robot-frame
     (vx, vy, omega). frames: camera frames delivered during the last
-    tick, in delivery order.
+    tick, in delivery order. pieces: the game pieces of the field (None when it has none).
 
     battery_voltage, battery_current and brownout are the battery's state after the tick's
     last substep; min_voltage, max_current and brownout_in_tick aggregate every substep of the
@@ -81,3 +107,4 @@ class Snapshot:
     drive: dict[str, Any] = field(default_factory=dict)
     drive_log: dict[str, Any] = field(default_factory=dict)
     frames: tuple[Frame, ...] = ()
+    pieces: PieceSnapshot | None = None

@@ -96,6 +96,40 @@ class Drawing:
     ligaments: tuple[Ligament, ...]
 
 
+class PieceAccess(Protocol):
+    """The game pieces as a mechanism that handles them sees them (``robot.pieces``): find
+    loose pieces near the robot, take them in, let them go. Pieces are named by an id that stays
+    the same for the whole run. Positions in the robot frame: x forward, y left, z up from the
+    carpet, origin at the robot centre, m; in the field frame: WPILib's, z up from the carpet."""
+
+    def loose_in(self, zone: Sequence[tuple[float, float]], height: float) -> list[int]:
+        """Ids of loose pieces (on the carpet, or in flight with their centre below ``height``
+        m) whose footprint overlaps the convex polygon ``zone`` (robot frame, counter-clockwise,
+        m), nearest the zone's first edge first."""
+        ...
+
+    def take(self, piece: int, at: tuple[float, float, float]) -> str:
+        """Take loose piece ``piece`` into the robot, carried at robot-frame point ``at`` (m)
+        until released; its type name."""
+        ...
+
+    def carry(self, piece: int, at: tuple[float, float, float]) -> None:
+        """Move held piece ``piece`` to robot-frame point ``at`` (m) (an indexer moving it)."""
+        ...
+
+    def release(self, piece: int, position: tuple[float, float, float],
+                velocity: tuple[float, float, float],
+                spin: tuple[float, float, float] = (0.0, 0.0, 0.0)) -> None:
+        """Held piece ``piece`` leaves the robot at field ``position`` (m) with field
+        ``velocity`` (m/s) and ``spin`` (rad/s, field frame): it flies, or rolls when it is on
+        the carpet."""
+        ...
+
+    def kind(self, piece: int) -> str:
+        """Type name of piece ``piece``."""
+        ...
+
+
 class RobotView(Protocol):
     """What a model may read of the world during ``step``. Units: s, m, rad, m/s, rad/s."""
 
@@ -120,6 +154,11 @@ class RobotView(Protocol):
     @property
     def rng(self) -> np.random.Generator:
         """The seeded generator: every random number must come from it."""
+        ...
+
+    @property
+    def pieces(self) -> PieceAccess | None:
+        """The game pieces, or None when the field has none."""
         ...
 
     def motor(self, name: str) -> float:

@@ -32,7 +32,7 @@ from simserver.config.vision import camera_specs
 from simserver.contract.snapshot import Pneumatics, Snapshot
 from simserver.field.elements import season_obstacles
 from simserver.field.seasons import field_size
-from simserver.models.api import Drivetrain, Joint, Model
+from simserver.models.api import Drivetrain, Joint, Model, PieceAccess
 from simserver.models.battery import Battery, Source
 from simserver.models.camera import Frame, VisionSystem
 from simserver.models.collision import Obstacles, outline
@@ -136,6 +136,7 @@ class World:
         self._sign = {name: -1.0 if m.inverted else 1.0 for name, m in cfg.motors.items()}
         self._counts = {name: m.count for name, m in cfg.motors.items()}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
+        self._pieces: PieceAccess | None = None
         self.reset()
 
     @staticmethod
@@ -287,6 +288,15 @@ class World:
     def rng(self) -> np.random.Generator:
         """The seeded generator."""
         return self._rng
+
+    @property
+    def pieces(self) -> PieceAccess | None:
+        """The game pieces this robot can handle (set by the field's pieces), or None."""
+        return self._pieces
+
+    def attach_pieces(self, access: PieceAccess | None) -> None:
+        """Give this robot's mechanisms access to the field's game pieces."""
+        self._pieces = access
 
     def motor(self, name: str) -> float:
         """Duty cycle of motor output ``name`` with its inversion applied."""

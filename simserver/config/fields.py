@@ -130,19 +130,22 @@ def quantity(
     return _field(spec)
 
 
-def position_quantity(default: str | None, doc: str, *, minimum: float, maximum: float) -> Any:
+def position_quantity(default: str | None, doc: str, *, minimum: float, maximum: float,
+                      optional: bool = False) -> Any:
     """A length or an angle (which one is checked against what it refers to); stored as
     ``(kind, SI value)`` with kind "length" or "angle"; the SI value (m or rad) must lie in
-    ``minimum`` .. ``maximum``."""
-    return _field(Spec("position", doc, default=default, required=default is None,
+    ``minimum`` .. ``maximum``. An ``optional`` one may be left out (then None)."""
+    return _field(Spec("position", doc, default=default,
+                       required=default is None and not optional,
                        minimum=minimum, maximum=maximum))
 
 
-def points(doc: str, *, minimum: float, maximum: float) -> Any:
+def points(doc: str, *, minimum: float, maximum: float, optional: bool = False) -> Any:
     """A polygon: a list of [x, y] points, each coordinate a length string; stored as a tuple of
-    (x m, y m); each coordinate must lie in ``minimum`` .. ``maximum`` (m)."""
-    return _field(Spec("points", doc, required=True, dimension="length", minimum=minimum,
-                       maximum=maximum))
+    (x m, y m); each coordinate must lie in ``minimum`` .. ``maximum`` (m). An ``optional`` one
+    may be left out (then None)."""
+    return _field(Spec("points", doc, required=not optional, dimension="length",
+                       minimum=minimum, maximum=maximum))
 
 
 def optional_quantity(dimension: str, doc: str, *, minimum: float | None = None,

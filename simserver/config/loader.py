@@ -23,11 +23,11 @@ from simserver import units
 from simserver.config import hal, plausible
 from simserver.config.fields import ABSENT_MODEL, Spec, spec_of
 from simserver.config.issues import ConfigError, ConfigIssue, missing_name
-from simserver.config.model import Config, MechanismSection
+from simserver.config.model import Config, MechanismSection, SwitchConfig
 from simserver.config.references import drivetrain_motors, motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.tomlshape import TomlShapeError, check_shape
-from simserver.models.api import DriveMotor
+from simserver.models.api import DriveMotor, ModelType
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
 from simserver.util.untrusted import FileRefused, control_character, excerpt, read_text
@@ -828,8 +828,15 @@ def _check_switches(cfg: Config, issues: list[ConfigIssue]) -> None:
                                       msg + (f"; did you mean {hint[0]!r}?" if hint else "")))
             continue
         mt = reg.get("mechanism", sensed.type)
+        if sw.trigger == "holding":
+            _check_holding(name, sw, sensed.type, mt, issues)
+            continue
         joint = mt.joint if mt is not None else ""
-        if not joint:
+        if sw.position is None:
+            issues.append(ConfigIssue(f"switches.{name}.position", "missing required key "
+                                      f"with trigger {sw.trigger!r} (a length or an angle "
+                                      "such as \"0.5 m\" or \"30 deg\")"))
+        elif not joint:
             issues.append(ConfigIssue(f"switches.{name}.mechanism",
                                       f"a {sensed.type!r} mechanism has no position to sense"))
         elif sw.position[0] != joint:
@@ -837,6 +844,19 @@ def _check_switches(cfg: Config, issues: list[ConfigIssue]) -> None:
                                       f"mechanism {sw.mechanism!r} has {units.article(joint)} "
                                       f"position: give {units.article(joint)} such as "
                                       f"{units.example(joint)}"))
+
+
+def _check_holding(name: str, sw: SwitchConfig, type_name: str, mt: ModelType | None,
+                   issues: list[ConfigIssue]) -> None:
+    """A beam break (``trigger = "holding"``) senses a mechanism that holds game pieces, and
+    has no position."""
+    if mt is not None and not mt.holds:
+        issues.append(ConfigIssue(f"switches.{name}.mechanism",
+                                  f"a {type_name!r} mechanism holds no game pieces: a "
+                                  "`holding` switch needs one that does (an intake)"))
+    if sw.position is not None:
+        issues.append(ConfigIssue(f"switches.{name}.position",
+                                  "a `holding` switch has no position: leave it out"))
 
 
 def _check_obstacles(cfg: Config, issues: list[ConfigIssue]) -> None:

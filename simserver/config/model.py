@@ -493,15 +493,19 @@ class GyroConfig:
 
 @dataclass(frozen=True)
 class SwitchConfig:
-    """A limit switch (`/simserver/switches/<name>`, boolean) on a mechanism's position."""
+    """A limit switch (`/simserver/switches/<name>`, boolean) on a mechanism's position, or a
+    beam break that sees a mechanism holding a game piece (`trigger = "holding"`)."""
 
-    mechanism: str = text(None, "Mechanism (in [mechanisms]) whose position it senses.")
-    position: tuple[str, float] = position_quantity(
+    mechanism: str = text(None, "Mechanism (in [mechanisms]) whose position it senses (with "
+                          "`holding`: a mechanism that holds game pieces, such as an intake).")
+    position: tuple[str, float] | None = position_quantity(
         None, "Where it trips: a length for elevators and linear motions, an angle for arms "
-        "(a warning when outside the mechanism's travel).", minimum=-TRAVEL, maximum=TRAVEL)
+        "(a warning when outside the mechanism's travel). Required with `below` and `above`; "
+        "left out with `holding`.", minimum=-TRAVEL, maximum=TRAVEL, optional=True)
     trigger: str = choice(
-        "below", ("below", "above"),
-        "Pressed while the mechanism is at or `below` (or `above`) `position`.",
+        "below", ("below", "above", "holding"),
+        "Pressed while the mechanism is at or `below` (or `above`) `position`; `holding`: "
+        "while it holds at least one game piece (a beam break).",
     )
     hal: tuple[HalAddress, ...] = hal_device(
         "switch", "The robot program's digital input, for the bridge: `dio:N` reads true "

@@ -165,6 +165,11 @@ class RobotView(Protocol):
         """Duty cycle of a motor output (inversion applied), -1..1."""
         ...
 
+    def mechanism(self, name: str) -> Any:
+        """Another mechanism model of this robot, by its name in ``[mechanisms]`` (a shooter
+        reads its flywheel, hood and turret), or None."""
+        ...
+
     def solenoid(self, name: str) -> bool:
         """State of a solenoid input."""
         ...
@@ -317,8 +322,9 @@ class Model(Protocol):
         """Current value of every declared output, by output name."""
         ...
 
-    # Optional: ``drawing() -> Drawing`` for a Mechanism2d at /SmartDashboard/<name>, and
-    # ``joint() -> (position, velocity)`` (m or rad) when the type declares ``joint``.
+    # Optional: ``drawing() -> Drawing`` for a Mechanism2d at /SmartDashboard/<name>,
+    # ``joint() -> (position, velocity)`` (m or rad) when the type declares ``joint``, and
+    # ``holding() -> bool`` (it holds a game piece) when the type declares ``holds``.
 
 
 @dataclass(frozen=True)
@@ -333,7 +339,9 @@ class ModelType:
     drives nothing else). joint: "length" or "angle"
     when the model's ``joint()`` returns (position, velocity) of a linear or rotary output, so
     encoders and limit switches can be attached to it; "" for none. mechanism2d: the model has
-    ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``).
+    ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``). holds: the model holds game
+    pieces and has ``holding()``, so a switch with ``trigger = "holding"`` (a beam break) can
+    sense it.
     """
 
     name: str
@@ -348,6 +356,7 @@ class ModelType:
     motors: Callable[[Any], Sequence[DriveMotor]] | None = None
     joint: str = ""
     mechanism2d: bool = False
+    holds: bool = False
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:

@@ -678,18 +678,30 @@ class Elevator(_LinearDriven):
 
 
 class Rotary(_LinearDriven):
-    """A flywheel or any rotary load without stops or gravity torque.
+    """A flywheel, a turret or any rotary load without gravity torque.
 
     moment_of_inertia: of the load about its axis, kg·m² (rotor inertia not added).
-    losses: of the joint (torque in N·m at the output). Position is the output angle, rad
-    (unbounded); velocity rad/s.
+    losses: of the joint (torque in N·m at the output). min_angle, max_angle: hard stops, rad
+    (default ±inf: none, a flywheel). Position is the output angle, rad; velocity rad/s.
     """
 
     def __init__(self, drive: MotorDrive, moment_of_inertia: float, start_angle: float = 0.0,
-                 losses: Losses = IDEAL):
+                 losses: Losses = IDEAL, min_angle: float = -math.inf,
+                 max_angle: float = math.inf):
         self.moment_of_inertia = moment_of_inertia
-        super().__init__(drive, moment_of_inertia, drive.gearing, -math.inf, math.inf,
+        super().__init__(drive, moment_of_inertia, drive.gearing, min_angle, max_angle,
                          start_angle, 0.0, losses)
+
+    def apply_impulse(self, impulse: float) -> None:
+        """Take an angular impulse of ``impulse`` N·m·s about the output axis at once (a
+        game piece shot off the wheel: negative, against the spin): the speed changes by
+        impulse / moment of inertia, the angle and the winding current do not. On a hard stop
+        only an impulse away from it moves the load."""
+        w = self._w + impulse / self._J
+        if (self._side < 0 and w <= 0.0) or (self._side > 0 and w >= 0.0):
+            return
+        self._w, self._side = w, 0
+        self._dir = (w > 0.0) - (w < 0.0)
 
 
 class _EtdCoeffs:

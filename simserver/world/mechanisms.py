@@ -9,6 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from simserver.config.handling import TurretConfig
 from simserver.config.losses import losses_from_config, losses_issues
 from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
 from simserver.config.model import Config
@@ -131,6 +132,13 @@ class Driven:
         """(position, velocity) of the output: m and m/s, or rad and rad/s."""
         return self.model.position, self.model.velocity
 
+    def apply_impulse(self, impulse: float) -> None:
+        """An angular impulse on a rotary output, N·m·s (a flywheel shooting a game piece):
+        see :meth:`Rotary.apply_impulse`. Raises TypeError for an elevator or an arm."""
+        if not isinstance(self.model, Rotary):
+            raise TypeError(f"a {type(self.model).__name__} takes no angular impulse")
+        self.model.apply_impulse(impulse)
+
     def outputs(self) -> dict[str, Any]:
         return self._outputs(self.model)
 
@@ -158,8 +166,8 @@ def _drive(cfg: Config, motor: str, gearing: float) -> MotorDrive:
     return MotorDrive(motor_by_name(m.type), m.count, gearing, m.inductance)
 
 
-def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig, cfg: Config, ratio: float,
-           per: str = "m") -> tuple[Losses, Derived | None]:
+def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig | TurretConfig, cfg: Config,
+           ratio: float, per: str = "m") -> tuple[Losses, Derived | None]:
     """The joint's losses from its `losses` table, or from its `characterization` with what
     that derives (inertia, gravity). ratio: motor rad per ``per`` (m or rad) of the joint.
     Raises CharacterizationError for constants no friction gives."""

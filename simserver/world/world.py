@@ -302,6 +302,10 @@ class World:
         """Duty cycle of motor output ``name`` with its inversion applied."""
         return self.motors[name] * self._sign[name]
 
+    def mechanism(self, name: str) -> Any:
+        """Mechanism model ``name`` (None: no such mechanism)."""
+        return self.mechanisms.get(name)
+
     def solenoid(self, name: str) -> bool:
         """State of solenoid ``name``."""
         return self.solenoids[name]
@@ -495,9 +499,13 @@ class World:
 
 
     def switch_pressed(self, name: str, sw: SwitchConfig) -> bool:
-        """Whether limit switch ``name`` is pressed (its mechanism at or past its position)."""
+        """Whether switch ``name`` is pressed: its mechanism at or past its position, or, for a
+        beam break (``trigger = "holding"``), holding a game piece."""
+        if sw.trigger == "holding":
+            holding = getattr(self.mechanisms.get(sw.mechanism), "holding", None)
+            return holding is not None and bool(holding())
         position = self.joint_position(sw.mechanism)
-        if position is None:
+        if position is None or sw.position is None:
             return False
         at = sw.position[1]
         return position <= at if sw.trigger == "below" else position >= at

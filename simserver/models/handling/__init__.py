@@ -1,0 +1,1 @@
+"""Mechanisms that handle game pieces (intake, shooter) through ``robot.pieces``."""

@@ -179,7 +179,7 @@ INTAKE = """
 type = "775pro"
 
 [mechanisms.intake]
-type = "intake"
+type = "roller_intake"
 motor = "roller"
 capacity = 1
 pieces.near = { x = "3 m", y = "4 m" }

@@ -1,5 +1,5 @@
 """Config schemas of the mechanisms that handle game pieces (`type = "intake"`, `"shooter"`,
-`"turret"`). Robot-frame points: x forward, y left of the robot centre, z up from the carpet."""
+`"rotary"`). Robot-frame points: x forward, y left of the robot centre, z up from the carpet."""
 
 from __future__ import annotations
 
@@ -116,7 +116,7 @@ class ShooterConfig:
                             "`pitch`.", optional=True)
     yaw: float = quantity("0 deg", "angle", "Launch direction on the robot, CCW from "
                           "forward; with a `turret`, added to the turret's angle.", **ANGLE)
-    turret: str | None = text(None, "A `turret` (or any rotary mechanism) whose angle adds to "
+    turret: str | None = text(None, "A `rotary` (or any rotary mechanism) whose angle adds to "
                               "`yaw`; the exit point turns with it about the turret's axis.",
                               optional=True)
     x: float = quantity("0 m", "length", "Exit point forward of the robot centre (at turret "
@@ -128,12 +128,13 @@ class ShooterConfig:
 
 
 @dataclass(frozen=True)
-class TurretConfig:
-    """A turret (`type = "turret"`): a motor turns a load about a vertical axis, between hard
-    stops, exactly as a `flywheel` with stops (angle 0 forward, CCW positive)."""
+class RotaryConfig:
+    """A rotary joint without gravity (`type = "rotary"`), such as a turret: a motor turns a
+    load about a vertical axis, between hard stops, exactly as a `flywheel` with stops (angle
+    0 forward, CCW positive)."""
 
     motor: str = text(None, "Motor (in [motors]) turning it.")
-    gearing: float = number(None, "Reduction from motor to turret.", **GEARING)
+    gearing: float = number(None, "Reduction from motor to the joint.", **GEARING)
     moment_of_inertia: float = quantity(
         None, "moment of inertia", "Of everything that turns, about the axis.", minimum=1e-6,
         maximum=10.0, usual=(None, 1.0))
@@ -149,10 +150,10 @@ class TurretConfig:
         **ANGLE)
     x: float = quantity("0 m", "length", "Axis forward of the robot centre.", **ON_ROBOT)
     y: float = quantity("0 m", "length", "Axis left of the robot centre.", **ON_ROBOT)
-    z: float = quantity("0.4 m", "length", "Height of the turret's base above the carpet "
+    z: float = quantity("0.4 m", "length", "Height of its base above the carpet "
                         "(its component pose).", **ABOVE_CARPET)
     losses: LossesConfig = section(LossesConfig, "Friction, gearbox and motor losses "
-                                   "(static friction in N·m at the turret).")
+                                   "(static friction in N·m at the joint).")
     characterization: RotaryCharacterization | None = optional_section(
         "SysId results per radian: kS and kV set the friction, kA the moment of inertia "
         "(moment_of_inertia is then not used). No kG.")

@@ -1,6 +1,6 @@
-"""The built-in mechanism types that handle game pieces (intake, shooter) and the turret that
-aims a shooter, behind the Model API and registered under ``simserver.models`` like the
-others (see pyproject.toml)."""
+"""The built-in mechanism types that handle game pieces (intake, shooter) and the rotary joint
+that turns a shooter's turret, behind the Model API and registered under ``simserver.models``
+like the others (see pyproject.toml)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from wpimath.geometry import Pose3d, Rotation3d
 
-from simserver.config.handling import IntakeConfig, ShooterConfig, TurretConfig
+from simserver.config.handling import IntakeConfig, RotaryConfig, ShooterConfig
 from simserver.config.model import Config
 from simserver.config.registry import registry
 from simserver.models.api import Drawing, InputSpec, Ligament, ModelType, OutputSpec
@@ -103,7 +103,7 @@ def _check_shooter(c: ShooterConfig, cfg: Config) -> list[tuple[str, str]]:
     out = _named("feed", c.feed, cfg, "holds", "one that holds game pieces (an intake)")
     out += _named("flywheel", c.flywheel, cfg, "flywheel", "a flywheel")
     out += _named("hood", c.hood, cfg, "angle", "a rotary mechanism (an arm)")
-    out += _named("turret", c.turret, cfg, "angle", "a rotary mechanism (a turret)")
+    out += _named("turret", c.turret, cfg, "angle", "a rotary mechanism (a `rotary`)")
     if c.flywheel is None and c.speed is None:
         out.append(("speed", "give the exit speed, or a flywheel the pieces leave from"))
     elif c.flywheel is not None and c.speed is not None:
@@ -112,13 +112,14 @@ def _check_shooter(c: ShooterConfig, cfg: Config) -> list[tuple[str, str]]:
     return out
 
 
-# --- turret -------------------------------------------------------------------------------------
+# --- rotary joint (a turret) ----------------------------------------------------------------------
 
 
-class Turret(Driven):
-    """A motor-driven :class:`Rotary` load between hard stops, with its component pose."""
+class RotaryJoint(Driven):
+    """A motor-driven :class:`Rotary` load between hard stops (a turret), with its component
+    pose."""
 
-    def __init__(self, c: TurretConfig, cfg: Config):
+    def __init__(self, c: RotaryConfig, cfg: Config):
         losses, derived = _joint(c, cfg, c.gearing, "rad")
         inertia = c.moment_of_inertia if derived is None else derived.inertia
         drive = _drive(cfg, c.motor, c.gearing)
@@ -126,23 +127,23 @@ class Turret(Driven):
         twin = Rotary(_open(drive), inertia, c.start_angle, _coasting(model.joint),
                       c.min_angle, c.max_angle)
         super().__init__(c.motor, model, twin, c.start_angle, (c.soft_min, c.soft_max), 0.0,
-                         c.gearing, cfg.motors[c.motor].stator_limit, _turret_outputs,
-                         _turret_drawing)
+                         c.gearing, cfg.motors[c.motor].stator_limit, _rotary_outputs,
+                         _rotary_drawing)
         self.base = (c.x, c.y, c.z)
 
     def components(self) -> tuple[Pose3d, ...]:
-        """The turret's pose on the robot (AdvantageScope's articulated components): at its
-        axis, turned by its angle about z."""
+        """Its pose on the robot (AdvantageScope's articulated components): at its axis,
+        turned by its angle about z."""
         x, y, z = self.base
         return (Pose3d(x, y, z, Rotation3d(0.0, 0.0, self.model.position)),)
 
 
-def _turret_outputs(r: Any) -> dict[str, Any]:
+def _rotary_outputs(r: Any) -> dict[str, Any]:
     return {"angle": math.degrees(r.position), "velocity": math.degrees(r.velocity),
             "at_lower": r.at_lower, "at_upper": r.at_upper}
 
 
-def _turret_drawing(r: Any) -> Drawing:
+def _rotary_drawing(r: Any) -> Drawing:
     return Drawing(0.6, 0.6, {"axis": (0.3, 0.3)},
                    (Ligament("barrel", 0.25, math.degrees(r.position), root="axis", weight=8,
                              color="#C080FF"),))
@@ -171,12 +172,13 @@ SHOOTER = ModelType(
              OutputSpec("exit_speed", "double", "m/s", "Speed of the last shot, relative to "
                         "the robot.")),
 )
-TURRET = ModelType(
-    name="turret", mechanism2d=True,
-    config=TurretConfig, create=lambda _n, c, cfg: Turret(c, cfg), joint="angle",
+ROTARY = ModelType(
+    name="rotary", mechanism2d=True,
+    config=RotaryConfig, create=lambda _n, c, cfg: RotaryJoint(c, cfg), joint="angle",
     inputs=(InputSpec("motor", "motor", "The motor turning it."),),
-    doc="Turret: a load turned about a vertical axis by a motor between hard stops (the "
-        "flywheel's exact model with stops); its pose is a robot component.",
+    doc="Rotary joint without gravity (a turret): a load turned about a vertical axis by a "
+        "motor between hard stops (the flywheel's exact model with stops); its pose is a "
+        "robot component.",
     outputs=(OutputSpec("angle", "double", "deg", "Angle from forward, CCW positive."),
              OutputSpec("velocity", "double", "deg/s", "Angular velocity."), *_STOPS),
     check=_checks(_check_limits("min_angle", "max_angle"),

@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from simserver.config.handling import TurretConfig
+from simserver.config.handling import RotaryConfig
 from simserver.config.losses import losses_from_config, losses_issues
 from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
 from simserver.config.model import Config
@@ -166,7 +166,7 @@ def _drive(cfg: Config, motor: str, gearing: float) -> MotorDrive:
     return MotorDrive(motor_by_name(m.type), m.count, gearing, m.inductance)
 
 
-def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig | TurretConfig, cfg: Config,
+def _joint(c: ElevatorConfig | ArmConfig | FlywheelConfig | RotaryConfig, cfg: Config,
            ratio: float, per: str = "m") -> tuple[Losses, Derived | None]:
     """The joint's losses from its `losses` table, or from its `characterization` with what
     that derives (inertia, gravity). ratio: motor rad per ``per`` (m or rad) of the joint.

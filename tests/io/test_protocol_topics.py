@@ -58,6 +58,27 @@ motor = "shooter"
 gearing = 1.5
 moment_of_inertia = "0.002 kg*m^2"
 
+[motors.roller]
+type = "775pro"
+
+[motors.indexer]
+type = "775pro"
+
+[mechanisms.intake]
+type = "intake"
+motor = "roller"
+
+[mechanisms.launcher]
+type = "shooter"
+motor = "indexer"
+feed = "intake"
+flywheel = "shooter"
+piece_mass = "0.2 kg"
+
+[switches.beam]
+mechanism = "intake"
+trigger = "holding"
+
 [mechanisms.slide]
 type = "linear"
 motor = "slide"

@@ -175,7 +175,7 @@ def test_values_are_the_snapshots_and_the_pose_struct_decodes(tmp_path):
 def test_booleans_integers_and_arrays_are_written_when_they_change(tmp_path):
     pytest.importorskip("simserver_intake")
     text = (default_config_text() + '\n[motors.roller]\ntype = "775pro"\n'
-            '[mechanisms.intake]\ntype = "intake"\nmotor = "roller"\n'
+            '[mechanisms.intake]\ntype = "roller_intake"\nmotor = "roller"\n'
             'pieces.a = { x = "3.5 m", y = "4 m" }\n'
             '[solenoids.claw]\n[pneumatics]\n')
     csv = tmp_path / "drive.csv"

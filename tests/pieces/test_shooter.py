@@ -1,10 +1,11 @@
-"""The `shooter` and `turret` mechanism types: exit velocity from the flywheel's speed, the hood
-and the turret (closed form), the flywheel's speed drop per shot (angular momentum), the feed
-interval and threshold, config checks; through the real loader and World, pieces through the
-PieceAccess protocol (tests/pieces/handling_pieces.py)."""
+"""The `shooter` and `rotary` (turret) mechanism types: exit velocity from the flywheel's
+speed, the hood and the turret (closed form), the flywheel's speed drop per shot (angular
+momentum), the feed interval and threshold, config checks; through the real loader and World,
+pieces through the PieceAccess protocol (tests/pieces/handling_pieces.py)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import pytest
@@ -77,7 +78,7 @@ TURRET = """
 type = "NEO"
 
 [mechanisms.turret]
-type = "turret"
+type = "rotary"
 motor = "turn"
 gearing = 50
 moment_of_inertia = "0.5 kg*m^2"
@@ -194,7 +195,7 @@ gearing = 10.71
     for _ in range(20):
         w.step(0.02)
     shoot_once(w)
-    x, y, h = w.pose
+    _, _, h = w.pose
     vx, vy, omega = w.velocity
     rx = 0.3 * math.cos(h) - 0.1 * math.sin(h)
     ry = 0.3 * math.sin(h) + 0.1 * math.cos(h)
@@ -228,7 +229,7 @@ def test_the_flywheel_drops_by_the_same_factor_each_shot_and_recovers():
         shoot_once(w)
         speeds.append(w.mechanisms["fly"].model.velocity)
     factor = after_shot(1.0, 0.5)
-    assert [b / a for a, b in zip(speeds, speeds[1:], strict=False)] == pytest.approx(
+    assert [b / a for a, b in itertools.pairwise(speeds)] == pytest.approx(
         [factor] * 3, rel=1e-12)
     w.set_motor("flymotor", 1.0)
     w.set_motor("indexer", 0.0)

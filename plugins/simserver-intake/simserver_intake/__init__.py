@@ -1,7 +1,8 @@
 """simserver-intake: a roller intake mechanism model for simserver.
 
-Installing this package registers the model type ``intake`` under the ``simserver.models``
-entry-point group; use it as ``[mechanisms.<name>]`` with ``type = "intake"``.
+Installing this package registers the model type ``roller_intake`` under the
+``simserver.models`` entry-point group; use it as ``[mechanisms.<name>]`` with
+``type = "roller_intake"``.
 """
 
 from simserver_intake.model import INTAKE, Intake, IntakeConfig, PieceStart

@@ -24,6 +24,13 @@ this order:
 
 Pieces never push back on the robot: they are light next to it, and the model API lets a
 mechanism read the robot, not move it.
+
+When the field has game pieces of its own (``robot.pieces``, simserver's ``[pieces]``), the
+intake handles those instead, through the :class:`~simserver.models.api.PieceAccess` protocol,
+and its own ``pieces`` table is not used: the field moves, pushes and collides them (steps 1
+and 4-6 are its job). It takes the pieces whose footprint overlaps the zone (step 2, through
+``loose_in``/``take``) and lets one out at the middle of the mouth (step 3, ``release``) each
+time the one before has travelled a diameter at ``eject_speed``.
 """
 
 from __future__ import annotations
@@ -34,7 +41,7 @@ from typing import Any
 
 from simserver.config.fields import integer, number, quantity, table, text
 from simserver.config.model import Config
-from simserver.models.api import InputSpec, ModelType, OutputSpec, RobotView
+from simserver.models.api import InputSpec, ModelType, OutputSpec, PieceAccess, RobotView
 
 G = 9.80665  # m/s², standard gravity
 _EPS = 1e-9  # m, geometric tolerance
@@ -54,7 +61,7 @@ class PieceStart:
 
 @dataclass(frozen=True)
 class IntakeConfig:
-    """A roller intake collecting game pieces from the field (`type = "intake"`)."""
+    """A roller intake collecting game pieces from the field (`type = "roller_intake"`)."""
 
     motor: str = text(
         None, "Name of the roller motor (in [motors]). Duty ≥ min_duty intakes, ≤ −min_duty "
@@ -167,12 +174,16 @@ class Intake:
         self.config = config
         self.held = 0
         self.pieces: list[Piece] = []
+        self.taken: list[int] = []  # ids of the field's pieces held (with robot.pieces)
+        self._next_eject = 0.0
         self.reset()
 
     def reset(self) -> None:
         """Pieces back to their start positions at rest, intake empty."""
         self.held = 0
         self.pieces = [Piece(p.x, p.y) for p in self.config.pieces.values()]
+        self.taken = []
+        self._next_eject = 0.0
 
     def step(self, dt: float, robot: RobotView) -> None:
         """Advance one substep of ``dt`` seconds."""
@@ -181,6 +192,10 @@ class Intake:
         pose = robot.pose
         length, width = robot.outline
         hl, hw = length / 2.0, width / 2.0
+        field_pieces = getattr(robot, "pieces", None)  # None also on simserver before [pieces]
+        if field_pieces is not None:
+            self._handle_field_pieces(robot, field_pieces, duty, hl)
+            return
         self._slide(dt)
         if duty >= cfg.min_duty and self.held < cfg.capacity:
             self._collect(pose, hl)
@@ -199,6 +214,28 @@ class Intake:
             "beam_break": self.held > 0,
             "pieces": [(p.x, p.y, 0.0) for p in self.pieces],
         }
+
+    # --- with the field's pieces ------------------------------------------------------------
+
+    def _handle_field_pieces(self, robot: RobotView, pieces: PieceAccess, duty: float,
+                             hl: float) -> None:
+        """Steps 2 and 3 on the field's pieces (see the module docstring)."""
+        cfg = self.config
+        self.pieces.clear()  # its own pieces are not used
+        r, half = cfg.piece_radius, cfg.width / 2.0
+        if duty >= cfg.min_duty and self.held < cfg.capacity:
+            # Counter-clockwise, the bumper's edge first: pieces nearest it go in first.
+            zone = ((hl, half), (hl, -half), (hl + cfg.reach, -half), (hl + cfg.reach, half))
+            for piece in pieces.loose_in(zone, 2.0 * r)[:cfg.capacity - self.held]:
+                pieces.take(piece, (0.0, 0.0, r))
+                self.taken.append(piece)
+        elif duty <= -cfg.min_duty and self.taken and robot.time >= self._next_eject:
+            sx, sy = to_field(hl + r, 0.0, robot.pose)
+            vx, vy = _point_velocity(robot, sx, sy)
+            ex, ey = rotate_to_field(cfg.eject_speed, 0.0, robot.pose[2])
+            pieces.release(self.taken.pop(), (sx, sy, r), (vx + ex, vy + ey, 0.0))
+            self._next_eject = robot.time + 2.0 * r / cfg.eject_speed
+        self.held = len(self.taken)
 
     # --- the substep, in order -------------------------------------------------------------
 
@@ -381,11 +418,12 @@ def check(config: IntakeConfig, cfg: Config) -> list[tuple[str, str]]:
 
 
 INTAKE = ModelType(
-    name="intake",
+    name="roller_intake",
     role="mechanism",
     config=IntakeConfig,
-    doc="Roller intake: collects game pieces lying on the field when the roller runs, holds up "
-        "to `capacity`, ejects them in reverse; the bumpers push the other pieces aside.",
+    doc="Roller intake (a plugin example): collects game pieces lying on the field when the "
+        "roller runs, holds up to `capacity`, ejects them in reverse; the bumpers push the "
+        "other pieces aside. With the field's own pieces, it handles those.",
     create=_create,
     inputs=(InputSpec(key="motor", kind="motor", doc="The roller."),),
     outputs=(

@@ -320,7 +320,7 @@ type = "775pro"
 
 
 def config_text(intake: str = 'pieces.a = { x = "3.5 m", y = "4 m" }', roller: str = ROLLER,
-                mechanism: str = 'type = "intake"\nmotor = "roller"') -> str:
+                mechanism: str = 'type = "roller_intake"\nmotor = "roller"') -> str:
     """The bundled kitbot (start (2 m, 4 m), facing +x, 32 × 28 in) plus a roller and an
     intake."""
     return default_config_text() + roller + f"\n[mechanisms.intake]\n{mechanism}\n{intake}\n"
@@ -506,7 +506,7 @@ def test_config_values_are_si():
                                    'eject_speed = "10 ft/s"\ncapacity = 3\n'
                                    'pieces.a = { x = "3.5 m", y = "4 m" }'))
     section = cfg.mechanisms["intake"]
-    assert section.type == "intake"
+    assert section.type == "roller_intake"
     c = section.config
     assert isinstance(c, IntakeConfig)
     assert c.piece_radius == pytest.approx(7 * 0.0254)
@@ -523,18 +523,18 @@ def test_unknown_key_gets_did_you_mean():
 
 
 def test_motor_naming_a_missing_motor_names_the_key():
-    msg = errors_of(config_text(mechanism='type = "intake"\nmotor = "rolr"'))
+    msg = errors_of(config_text(mechanism='type = "roller_intake"\nmotor = "rolr"'))
     assert "mechanisms.intake.motor: no motor named 'rolr' in [motors]; did you mean " \
            "'roller'?" in msg
 
 
 def test_motor_is_required():
-    msg = errors_of(config_text(mechanism='type = "intake"'))
+    msg = errors_of(config_text(mechanism='type = "roller_intake"'))
     assert "mechanisms.intake.motor: missing required key" in msg
 
 
 def test_motor_already_driving_the_drivetrain_is_refused():
-    msg = errors_of(config_text(mechanism='type = "intake"\nmotor = "left"'))
+    msg = errors_of(config_text(mechanism='type = "roller_intake"\nmotor = "left"'))
     assert "mechanisms.intake.motor: motor 'left' already drives drivetrain.left" in msg
 
 
@@ -580,16 +580,16 @@ def test_piece_names_follow_the_config_name_rules():
 
 
 def test_entry_point_is_installed_and_registered():
-    eps = [ep for ep in entry_points(group="simserver.models") if ep.name == "intake"]
+    eps = [ep for ep in entry_points(group="simserver.models") if ep.name == "roller_intake"]
     assert len(eps) == 1
     assert eps[0].value == "simserver_intake:INTAKE"
     assert eps[0].dist is not None and eps[0].dist.name == "simserver-intake"
     reg = registry()
-    mt = reg.get("mechanism", "intake")
+    mt = reg.get("mechanism", "roller_intake")
     assert mt is not None
     assert mt.config is IntakeConfig
     assert mt.source == "simserver-intake"
-    assert reg.failure_for("intake") is None
+    assert reg.failure_for("roller_intake") is None
     assert validate_type(INTAKE) == ""
 
 
@@ -597,7 +597,66 @@ def test_models_listing_documents_the_keys_and_topics():
     from simserver.docgen import model_types_text
 
     text = model_types_text()
-    assert "intake  (mechanism, [mechanisms.<name>], from simserver-intake)" in text
+    assert "roller_intake  (mechanism, [mechanisms.<name>], from simserver-intake)" in text
     assert "pieces.<name>.x" in text
     assert "/simserver/mechanisms/<name>/held (int" in text
     assert "/simserver/mechanisms/<name>/beam_break (boolean" in text
+
+
+# --- with the field's own pieces (robot.pieces) ----------------------------------------------
+
+
+class FieldPieces:
+    """The PieceAccess protocol over a few loose pieces: enough to show what the intake asks
+    of the field when it has game pieces of its own. Footprint: a circle of radius 0.15 m."""
+
+    def __init__(self, robot: FakeRobot, spots):
+        self.robot = robot
+        self.where = {i: (x, y) for i, (x, y) in enumerate(spots)}
+        self.held: dict[int, tuple] = {}
+        self.released: list[tuple] = []
+
+    def loose_in(self, zone, height):
+        found = []
+        for i, (x, y) in self.where.items():
+            bx, by = to_robot(x, y, self.robot.pose)
+            xs, ys = [p[0] for p in zone], [p[1] for p in zone]  # the intake's zone: a box
+            dx = max(min(xs) - bx, 0.0, bx - max(xs))
+            dy = max(min(ys) - by, 0.0, by - max(ys))
+            if math.hypot(dx, dy) <= 0.15:
+                found.append((math.hypot(dx, dy), i))
+        return [i for _, i in sorted(found)]
+
+    def take(self, piece, at):
+        self.held[piece] = at
+        del self.where[piece]
+        return "ball"
+
+    def carry(self, piece, at):
+        self.held[piece] = at
+
+    def release(self, piece, position, velocity, spin=(0.0, 0.0, 0.0)):
+        del self.held[piece]
+        self.where[piece] = position[:2]
+        self.released.append((piece, position, velocity))
+
+    def kind(self, piece):
+        return "ball"
+
+
+def test_with_the_fields_pieces_it_takes_and_releases_those_and_not_its_own():
+    robot = FakeRobot(duty=1.0)  # at (2, 4) facing +x; front bumper at x = 2.4
+    field = FieldPieces(robot, [(2.4 + 0.2, 4.0), (2.4 + 0.2 + 0.15 + 0.01, 4.0)])
+    robot.pieces = field
+    intake = Intake("intake", make_config([(2.5, 4.0)], reach=0.2))  # its own: not used
+    run(intake, robot, 0.02)
+    assert intake.outputs() == {"held": 1, "beam_break": True, "pieces": []}
+    assert list(field.held) == [0]  # the second lies just beyond the zone
+    robot.duty = -1.0
+    run(intake, robot, 0.02)
+    assert intake.outputs()["held"] == 0
+    ((piece, position, velocity),) = field.released
+    # Out at the middle of the mouth, a radius ahead of the bumper, at eject_speed.
+    assert piece == 0
+    assert position == pytest.approx((2.4 + 0.15, 4.0, 0.15))
+    assert velocity == pytest.approx((2.0, 0.0, 0.0))

@@ -52,9 +52,10 @@ class IntakeConfig:
                             "bumpers.", minimum=0.0, maximum=ROBOT_REACH)
     zone: tuple[tuple[float, float], ...] | None = points(
         "The zone as a robot-frame polygon instead of `face`, `width`, `reach` and `inset`: "
-        "convex, corners in order, e.g. `[[\"0.4 m\", \"-0.2 m\"], [\"0.6 m\", \"-0.2 m\"], "
-        "[\"0.6 m\", \"0.2 m\"], [\"0.4 m\", \"0.2 m\"]]`. Its first edge is the mouth: "
-        "pieces nearest it go in first; ejected pieces leave from its middle, outward.",
+        "convex, corners in order, e.g. `[[\"0.4 m\", \"0.2 m\"], [\"0.4 m\", \"-0.2 m\"], "
+        "[\"0.6 m\", \"-0.2 m\"], [\"0.6 m\", \"0.2 m\"]]`. Its first edge is the one at "
+        "the robot: pieces nearest it go in first; ejected pieces leave from the zone's "
+        "middle, away from it.",
         optional=True, **ON_ROBOT)
     height: float = quantity("0.3 m", "length", "Pieces are taken up to this height of "
                              "their centre above the carpet (low fliers too).", positive=True,

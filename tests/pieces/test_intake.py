@@ -236,3 +236,15 @@ def test_a_clockwise_zone_keeps_its_first_edge_at_the_robot():
     near = pieces.add(*field_point(0.5, 0.0))
     run(w, 1.0, 0.02)
     assert pieces.pieces[near].state == 2
+
+
+def test_the_documented_example_zone_ejects_straight_ahead():
+    example = 'zone = [["0.4 m", "0.2 m"], ["0.4 m", "-0.2 m"], ["0.6 m", "-0.2 m"], ' \
+              '["0.6 m", "0.2 m"]]\neject_speed = "2 m/s"\n'
+    w, pieces = world(example)
+    pieces.add(*field_point(0.45, 0.0))
+    run(w, 1.0, 0.02)
+    run(w, -1.0, 0.02)
+    (shot,) = pieces.releases
+    assert shot.position == pytest.approx((*field_point(0.5, 0.0), 0.2), abs=TOL)
+    assert shot.velocity == pytest.approx((2.0, 0.0, 0.0), abs=TOL)

@@ -1,0 +1,454 @@
+"""Game pieces in flight: 3-D projectiles with gravity, air drag and spin lift that bounce off
+the carpet, the field's walls and its elements, land, leave the field or enter goals.
+
+    flight = Flight([fuel], goals, obstacles, field_size=(16.541, 8.069))
+    events = flight.step(kind, pos, vel, spin, 0.005)   # rows of the flying pieces, in place
+    pos[events.landed]   # now resting on the carpet (z = height / 2, vz = 0): the floor's
+    events.scored        # goal index entered this step, -1 for none
+    events.out           # left the field over a wall
+
+The model, per piece (field frame, SI units):
+
+- Forces: gravity; quadratic drag F = -½·ρ·Cd·A·|v|·v; Magnus lift
+  F = ½·ρ·A·CL·|v|²·(ω̂ × v̂) with the lift coefficient proportional to the spin ratio,
+  CL = k·r·|ω|/|v| (k: ``PieceType.lift_coefficient``, r: ``radius``), which makes the lift
+  F = ½·ρ·A·k·r·(ω × v): linear in spin and velocity, and zero without spin. The spin ω
+  (rad/s, field frame) is constant in the air (no spin decay); bounces change it.
+- Integration: classic RK4 on (position, velocity) in steps of at most ``max_step`` (5 ms by
+  default). RK4 is exact for constant acceleration, so without drag and lift the trajectory
+  is the closed form to rounding. The carpet contact is located inside the step: the root of
+  the cubic Hermite interpolant of the step's end states (exact for constant acceleration),
+  then RK4 from the step's start to that instant. Walls, elements and goals are found along
+  the step's chord (its straight segment; the path's sag from it is at most g·h²/8, 31 µm
+  at 5 ms), so a fast piece never tunnels through a thin element or goal.
+- Contacts: a piece is a disc of ``radius`` in plan and ``height`` tall (a sphere for
+  spheres); against a face it bounces with an impulse: the normal velocity reverses, times the
+  type's ``restitution`` e (so the normal kinetic energy keeps e²), and Coulomb friction with
+  ``friction`` μ acts along the contact-point slip, at most until the slip stops. A sphere's
+  contact point moves with its spin (v + ω × (−r·n)), and the friction impulse changes its
+  spin as for a solid ball (I = ⅖·m·r²: a full stop of slip takes 2/7 of the slip speed).
+  Other shapes slide without spin coupling.
+- Landing: when a carpet bounce would rise less than ``LAND_HEIGHT`` (1 cm, a rebound
+  below √(2·g·1 cm) ≈ 0.44 m/s) the piece lands: z = height / 2, vz = 0, keeping its
+  horizontal velocity and spin for the floor model to roll or slide on.
+- Walls: the field's rectangle; the alliance walls (x = 0 and x = length) are
+  ``ALLIANCE_WALL_HEIGHT`` tall, the guardrails (y = 0 and y = width) ``GUARDRAIL_HEIGHT``. A
+  piece whose bottom is above a wall's top when its centre crosses the wall's line leaves the
+  field (``out``); otherwise it bounces (off the wall's top edge if it reaches the line).
+- Elements: each ``Obstacle`` is a vertical prism from the carpet to its height; a piece hits a
+  side face (the outline offset by the piece's radius; corners are not rounded) or the top
+  (offset by half its height). A goal whose footprint lies on an element's top and reaches up
+  to it is an opening in that top: pieces fall through it instead of bouncing. A piece that
+  would come to rest on an element's top slides off toward the nearest side at
+  ``SLIDE_OFF_SPEED`` (elements are not shelves in this model). A piece that starts inside an
+  element is left alone until it leaves it.
+- Goals: a piece whose centre's path crosses into a goal's region scores (the goal's index in
+  ``scored``); that piece's flight ends there. On a tie with a contact, the goal wins.
+- A step handles at most ``MAX_EVENTS`` contacts per piece per RK4 step; the rest of that
+  step is dropped for that piece (a piece wedged between faces). A piece whose state is not
+  finite is reported ``out``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from simserver.models.obstacles import Obstacle
+from simserver.models.pieces.goals import Goal
+from simserver.models.pieces.types import PieceType
+
+GUARDRAIL_HEIGHT = 0.508
+"""m: the guardrails along the field's long edges are 20.0 in tall (2026 manual §5.2)."""
+ALLIANCE_WALL_HEIGHT = 1.98
+"""m: about 78 in, the driver stations' top rail (2026 manual §5.9.1: diamond plate 36.8 in
+plus 42 in of polycarbonate); the same figure as simserver.field.elements."""
+LAND_HEIGHT = 0.01
+"""m: a carpet bounce that would rise less than this lands the piece."""
+SLIDE_OFF_SPEED = 0.5
+"""m/s: the least horizontal speed of a piece leaving an element's top it came to rest on."""
+MAX_EVENTS = 8
+"""Contacts handled per piece per RK4 step."""
+
+_GOAL, _CARPET, _WALL, _ELEMENT = range(4)
+_INF = math.inf
+
+
+class FlightEvents(NamedTuple):
+    """What happened to each flying piece during one ``Flight.step`` (rows as given)."""
+
+    landed: np.ndarray
+    """(n,) bool: now on the carpet (z = height / 2, vz = 0), to roll or slide on as LOOSE."""
+    scored: np.ndarray
+    """(n,) int: index of the goal entered this step, -1 for none."""
+    out: np.ndarray
+    """(n,) bool: left the field over a wall (GONE)."""
+
+
+class Flight:
+    """Steps flying pieces; holds only the field and the piece types, no piece state.
+
+    types: the piece types, indexed by ``kind``. goals: the regions pieces score in (index =
+    ``FlightEvents.scored``). obstacles: the field elements pieces bounce off. field_size:
+    (length, width) of the field, m. air_density: kg/m³ (1.204: dry air at 20 °C, sea level).
+    gravity: m/s². wall_heights: (alliance walls at x = 0 and x = length, guardrails at y = 0
+    and y = width), m. max_step: the longest RK4 step, s; a longer ``dt`` is split evenly.
+    """
+
+    def __init__(self, types: Sequence[PieceType], goals: Sequence[Goal],
+                 obstacles: Sequence[Obstacle], field_size: tuple[float, float],
+                 air_density: float = 1.204, gravity: float = 9.80665, *,
+                 wall_heights: tuple[float, float] = (ALLIANCE_WALL_HEIGHT, GUARDRAIL_HEIGHT),
+                 max_step: float = 0.005):
+        if not types:
+            raise ValueError("Flight needs at least one piece type")
+        if not (air_density >= 0.0 and gravity > 0.0 and max_step > 0.0):
+            raise ValueError("air_density must be >= 0, gravity and max_step > 0")
+        self.types = tuple(types)
+        self.goals = tuple(goals)
+        self.obstacles = tuple(obstacles)
+        self.length, self.width = (float(v) for v in field_size)
+        self.gravity = float(gravity)
+        self.max_step = float(max_step)
+        self.wall_heights = np.array([wall_heights[0], wall_heights[0],
+                                      wall_heights[1], wall_heights[1]], dtype=float)
+        t = self.types
+        self.radius = np.array([p.radius for p in t])
+        self.half_height = np.array([p.height / 2.0 for p in t])
+        self.restitution = np.array([p.restitution for p in t])
+        self.friction = np.array([p.friction for p in t])
+        self.sphere = np.array([p.shape == "sphere" for p in t])
+        mass = np.array([p.mass for p in t])
+        area = np.array([p.drag_area for p in t])
+        self.drag = 0.5 * air_density * np.array([p.drag_coefficient for p in t]) * area / mass
+        self.lift = (0.5 * air_density * area * np.array([p.lift_coefficient for p in t])
+                     * self.radius / mass)
+        self.land_speed = math.sqrt(2.0 * self.gravity * LAND_HEIGHT)
+        self._build_elements()
+
+    def _build_elements(self) -> None:
+        """Face planes of every element, padded to one face count: normals (J, K, 3), offsets
+        (J, K), which faces grow with the piece's radius (sides) or half-height (top)."""
+        count = len(self.obstacles)
+        faces = max((len(ob.points) for ob in self.obstacles), default=0) + 1
+        normals = np.zeros((count, faces, 3))
+        offsets = np.full((count, faces), 1e18)
+        is_top = np.zeros(faces, dtype=bool)
+        is_top[-1] = True
+        self._openings: list[list[int]] = []
+        for j, ob in enumerate(self.obstacles):
+            pts = np.asarray(ob.points, dtype=float)
+            edges = np.roll(pts, -1, axis=0) - pts
+            n = np.stack([edges[:, 1], -edges[:, 0]], axis=1)
+            n /= np.linalg.norm(n, axis=1, keepdims=True)
+            k = len(pts)
+            normals[j, :k, :2] = n
+            offsets[j, :k] = np.einsum("ij,ij->i", n, pts)
+            normals[j, -1] = (0.0, 0.0, 1.0)
+            offsets[j, -1] = ob.height
+            self._openings.append([g for g, goal in enumerate(self.goals)
+                                   if goal.top >= ob.height - 1e-6 and goal.bottom < ob.height
+                                   and _inside_2d(n, offsets[j, :k], goal.centre[:2])])
+        self._normals, self._offsets, self._is_top = normals, offsets, is_top
+
+    def step(self, kind: np.ndarray, pos: np.ndarray, vel: np.ndarray, spin: np.ndarray,
+             dt: float) -> FlightEvents:
+        """Advance the flying pieces given (rows of (n,3) float arrays, updated in place;
+        kind: (n,) int index into types) by dt s."""
+        kind = np.asarray(kind, dtype=np.intp)
+        n = len(kind)
+        landed = np.zeros(n, dtype=bool)
+        scored = np.full(n, -1, dtype=np.intp)
+        out = ~(np.isfinite(pos).all(axis=1) & np.isfinite(vel).all(axis=1)
+                & np.isfinite(spin).all(axis=1))
+        if n == 0 or not dt > 0.0:
+            return FlightEvents(landed, scored, out)
+        steps = max(1, math.ceil(dt / self.max_step - 1e-9))
+        h = dt / steps
+        flying = ~out
+        for _ in range(steps):
+            rows = np.flatnonzero(flying)
+            if rows.size == 0:
+                break
+            self._advance(rows, kind, pos, vel, spin, h, landed, scored, out)
+            flying &= ~(landed | out | (scored >= 0))
+        return FlightEvents(landed, scored, out)
+
+    # --- integration -------------------------------------------------------------------------
+
+    def _rk4(self, p: np.ndarray, v: np.ndarray, w: np.ndarray, k: np.ndarray,
+             h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """One RK4 step of length h ((m, 1) s) from (p, v); returns the new (p, v)."""
+        drag = self.drag[k][:, None]
+        lift = self.lift[k][:, None]
+        g = np.array([0.0, 0.0, -self.gravity])
+
+        def accel(u: np.ndarray) -> np.ndarray:
+            return g - drag * np.linalg.norm(u, axis=1, keepdims=True) * u \
+                + lift * np.cross(w, u)
+
+        a1 = accel(v)
+        v2 = v + 0.5 * h * a1
+        a2 = accel(v2)
+        v3 = v + 0.5 * h * a2
+        a3 = accel(v3)
+        v4 = v + h * a3
+        a4 = accel(v4)
+        p_new = p + h / 6.0 * (v + 2.0 * v2 + 2.0 * v3 + v4)
+        v_new = v + h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4)
+        return p_new, v_new
+
+    def _advance(self, rows: np.ndarray, kind: np.ndarray, pos: np.ndarray, vel: np.ndarray,
+                 spin: np.ndarray, h: float, landed: np.ndarray, scored: np.ndarray,
+                 out: np.ndarray) -> None:
+        """Advance ``rows`` by h s, stopping at each contact within it to respond."""
+        idx = rows
+        rem = np.full(rows.size, h)
+        for _ in range(MAX_EVENTS):
+            k = kind[idx]
+            p0, v0, w = pos[idx], vel[idx], spin[idx]
+            p1, v1 = self._rk4(p0, v0, w, k, rem[:, None])
+            times, what, which = self._first_event(k, p0, v0, p1, v1, rem)
+            free = ~np.isfinite(times)
+            pos[idx[free]] = p1[free]
+            vel[idx[free]] = v1[free]
+            hit = ~free
+            if not hit.any():
+                return
+            sub, te = idx[hit], times[hit]
+            pe, ve = self._rk4(p0[hit], v0[hit], w[hit], k[hit], te[:, None])
+            pos[sub], vel[sub] = pe, ve
+            ended = self._respond(sub, what[hit], which[hit], kind, pos, vel, spin,
+                                  landed, scored, out)
+            rem = rem[hit] - te
+            keep = ~ended & (rem > 0.0)
+            idx, rem = sub[keep], rem[keep]
+            if idx.size == 0:
+                return
+
+    # --- finding the first contact -----------------------------------------------------------
+
+    def _first_event(self, k: np.ndarray, p0: np.ndarray, v0: np.ndarray, p1: np.ndarray,
+                     v1: np.ndarray, h: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Time into the step of each row's first contact (inf: none), its kind (_GOAL,
+        _CARPET, _WALL, _ELEMENT) and (index, detail): the goal; the wall and 1 if the piece
+        leaves over it; the element and its face."""
+        m = len(k)
+        times = np.full((m, 4), _INF)
+        which = np.zeros((m, 4, 2), dtype=np.intp)
+        if self.goals:
+            s = np.stack([g.entry_fraction(p0, p1) for g in self.goals], axis=1)
+            which[:, _GOAL, 0] = np.argmin(s, axis=1)
+            times[:, _GOAL] = s[np.arange(m), which[:, _GOAL, 0]] * h
+        times[:, _CARPET] = self._carpet_time(k, p0, v0, p1, v1, h)
+        s_wall, wall, leaves = self._wall_fraction(k, p0, p1)
+        times[:, _WALL] = s_wall * h
+        which[:, _WALL, 0], which[:, _WALL, 1] = wall, leaves
+        if self.obstacles:
+            s_el, element, face = self._element_fraction(k, p0, p1)
+            times[:, _ELEMENT] = s_el * h
+            which[:, _ELEMENT, 0], which[:, _ELEMENT, 1] = element, face
+        what = np.argmin(times, axis=1)
+        rows = np.arange(m)
+        return times[rows, what], what, which[rows, what]
+
+    def _carpet_time(self, k: np.ndarray, p0: np.ndarray, v0: np.ndarray, p1: np.ndarray,
+                     v1: np.ndarray, h: np.ndarray) -> np.ndarray:
+        """When the piece's bottom reaches the carpet within the step, s (inf: not)."""
+        hh = self.half_height[k]
+        g0, g1 = p0[:, 2] - hh, p1[:, 2] - hh
+        t = np.full(len(k), _INF)
+        t[(g0 <= 0.0) & (v0[:, 2] <= 0.0)] = 0.0
+        cross = (g0 > 0.0) & (g1 <= 0.0)
+        if cross.any():
+            a, b = g0[cross], g1[cross]
+            da, db = h[cross] * v0[cross, 2], h[cross] * v1[cross, 2]
+            lo, hi = np.zeros(a.size), np.ones(a.size)
+            for _ in range(60):
+                s = 0.5 * (lo + hi)
+                s2, s3 = s * s, s * s * s
+                value = ((2 * s3 - 3 * s2 + 1) * a + (s3 - 2 * s2 + s) * da
+                         + (3 * s2 - 2 * s3) * b + (s3 - s2) * db)
+                above = value > 0.0
+                lo = np.where(above, s, lo)
+                hi = np.where(above, hi, s)
+            t[cross] = hi * h[cross]
+        return t
+
+    def _wall_fraction(self, k: np.ndarray, p0: np.ndarray, p1: np.ndarray
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Along the chord: fraction of the first wall contact (inf: none), which wall (0: x =
+        0, 1: x = length, 2: y = 0, 3: y = width) and whether the piece leaves over it."""
+        r, hh = self.radius[k], self.half_height[k]
+        c0 = np.stack([p0[:, 0], self.length - p0[:, 0], p0[:, 1], self.width - p0[:, 1]], 1)
+        c1 = np.stack([p1[:, 0], self.length - p1[:, 0], p1[:, 1], self.width - p1[:, 1]], 1)
+        rr = r[:, None]
+        bounce = _plane_fraction(c0, c1, rr)
+        line = _plane_fraction(c0, c1, np.zeros_like(rr))
+        z0, dz = p0[:, 2:3], (p1 - p0)[:, 2:3]
+        tops = self.wall_heights[None, :]
+        low_at_bounce = z0 + np.where(np.isfinite(bounce), bounce, 0.0) * dz - hh[:, None] <= tops
+        above_at_line = z0 + np.where(np.isfinite(line), line, 0.0) * dz - hh[:, None] > tops
+        s = np.where(np.isfinite(bounce) & low_at_bounce, bounce, line)
+        leaves = np.isfinite(line) & ~(np.isfinite(bounce) & low_at_bounce) & above_at_line
+        wall = np.argmin(s, axis=1)
+        rows = np.arange(len(k))
+        return s[rows, wall], wall, leaves[rows, wall]
+
+    def _element_fraction(self, k: np.ndarray, p0: np.ndarray, p1: np.ndarray
+                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Along the chord: fraction of the first element contact (inf: none), which element
+        and which of its faces (the last: its top)."""
+        grow = np.where(self._is_top[None, :], self.half_height[k][:, None],
+                        self.radius[k][:, None])  # (m, K)
+        offsets = self._offsets[None, :, :] + grow[:, None, :]  # (m, J, K)
+        start = np.einsum("mc,jkc->mjk", p0, self._normals) - offsets
+        rate = np.einsum("mc,jkc->mjk", p1 - p0, self._normals)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            s = -start / rate
+        lower = np.where(rate < 0.0, s, -_INF)
+        upper = np.where(rate > 0.0, s, _INF)
+        face = np.argmax(lower, axis=2)  # (m, J)
+        enter = np.take_along_axis(lower, face[:, :, None], axis=2)[:, :, 0]
+        leave = np.minimum(np.min(upper, axis=2), 1.0)
+        blocked = np.any((rate == 0.0) & (start > 0.0), axis=2)
+        outside = np.any(start > 0.0, axis=2)
+        hit = outside & ~blocked & (enter >= 0.0) & (enter <= leave)
+        frac = np.where(hit, enter, _INF)
+        self._drop_openings(frac, face, p0, p1)
+        element = np.argmin(frac, axis=1)
+        rows = np.arange(len(k))
+        return frac[rows, element], element, face[rows, element]
+
+    def _drop_openings(self, frac: np.ndarray, face: np.ndarray, p0: np.ndarray,
+                       p1: np.ndarray) -> None:
+        """Forget top contacts that fall inside a goal opening in that top (in place)."""
+        top = self._normals.shape[1] - 1
+        for j, goals in enumerate(self._openings):
+            if not goals:
+                continue
+            rows = np.flatnonzero(np.isfinite(frac[:, j]) & (face[:, j] == top))
+            if rows.size == 0:
+                continue
+            at = p0[rows] + frac[rows, j][:, None] * (p1[rows] - p0[rows])
+            for g in goals:
+                goal = self.goals[g]
+                flat = np.column_stack([at[:, :2], np.full(rows.size, goal.bottom)])
+                frac[rows[goal.contains(flat)], j] = _INF
+
+    # --- responses ---------------------------------------------------------------------------
+
+    def _respond(self, sub: np.ndarray, what: np.ndarray, which: np.ndarray, kind: np.ndarray,
+                 pos: np.ndarray, vel: np.ndarray, spin: np.ndarray, landed: np.ndarray,
+                 scored: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """Apply each contact; returns which of ``sub`` ended their flight."""
+        ended = np.zeros(sub.size, dtype=bool)
+        goal = what == _GOAL
+        scored[sub[goal]] = which[goal, 0]
+        ended |= goal
+        leaves = (what == _WALL) & (which[:, 1] == 1)
+        out[sub[leaves]] = True
+        ended |= leaves
+        normal = np.zeros((sub.size, 3))
+        k = kind[sub]
+        carpet = what == _CARPET
+        normal[carpet] = (0.0, 0.0, 1.0)
+        pos[sub[carpet], 2] = self.half_height[k[carpet]]
+        wall = (what == _WALL) & ~leaves
+        if wall.any():
+            normal[wall] = self._wall_contact(sub[wall], which[wall, 0], k[wall], pos)
+        element = what == _ELEMENT
+        if element.any():
+            normal[element] = self._element_contact(sub[element], which[element], k[element],
+                                                    pos)
+        bounce = carpet | wall | element
+        if bounce.any():
+            rows = sub[bounce]
+            v, w = _bounce(vel[rows], spin[rows], normal[bounce], self.restitution[k[bounce]],
+                           self.friction[k[bounce]], self.radius[k[bounce]],
+                           self.sphere[k[bounce]])
+            vel[rows], spin[rows] = v, w
+        if carpet.any():
+            rows = sub[carpet]
+            rest = vel[rows, 2] < self.land_speed
+            vel[rows[rest], 2] = 0.0
+            landed[rows[rest]] = True
+            ended[np.flatnonzero(carpet)[rest]] = True
+        if element.any():
+            self._slide_off(sub[element], which[element], pos, vel)
+        return ended
+
+    def _wall_contact(self, rows: np.ndarray, wall: np.ndarray, k: np.ndarray,
+                      pos: np.ndarray) -> np.ndarray:
+        """Inward normals of the walls hit; puts pieces that reached the contact plane on it."""
+        axis = np.where(wall < 2, 0, 1)
+        sign = np.where(wall % 2 == 0, 1.0, -1.0)
+        line = np.choose(wall, [0.0, self.length, 0.0, self.width])
+        normal = np.zeros((rows.size, 3))
+        normal[np.arange(rows.size), axis] = sign
+        gap = sign * (pos[rows, axis] - line)  # centre's distance inside the wall line
+        r = self.radius[k]
+        near = gap > 0.5 * r  # reached the contact plane (not the wall's top edge)
+        pos[rows[near], axis[near]] = line[near] + sign[near] * r[near]
+        return normal
+
+    def _element_contact(self, rows: np.ndarray, which: np.ndarray, k: np.ndarray,
+                         pos: np.ndarray) -> np.ndarray:
+        """Outward normals of the element faces hit; puts the pieces on those faces."""
+        n = self._normals[which[:, 0], which[:, 1]]
+        top = which[:, 1] == self._normals.shape[1] - 1
+        grow = np.where(top, self.half_height[k], self.radius[k])
+        d = self._offsets[which[:, 0], which[:, 1]] + grow
+        pos[rows] += n * (d - np.einsum("ij,ij->i", pos[rows], n))[:, None]
+        return n
+
+    def _slide_off(self, rows: np.ndarray, which: np.ndarray, pos: np.ndarray,
+                   vel: np.ndarray) -> None:
+        """Pieces resting on an element's top move toward its nearest side."""
+        top = which[:, 1] == self._normals.shape[1] - 1
+        resting = top & (vel[rows, 2] < self.land_speed)
+        if not resting.any():
+            return
+        r, j = rows[resting], which[resting, 0]
+        sides = self._normals[j, :-1]  # (m, K-1, 3)
+        margin = np.einsum("mc,mkc->mk", pos[r], sides) - self._offsets[j, :-1]
+        nearest = sides[np.arange(r.size), np.argmax(margin, axis=1)]
+        speed = np.maximum(np.linalg.norm(vel[r, :2], axis=1), SLIDE_OFF_SPEED)
+        vel[r, 2] = 0.0
+        vel[r, :2] = nearest[:, :2] * speed[:, None]
+
+
+def _plane_fraction(c0: np.ndarray, c1: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Fraction along each chord where the inside distance c goes from above ``at`` to at or
+    below it (0 if it starts at or below and keeps falling); inf where it does not."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        s = (c0 - at) / (c0 - c1)
+    crossing = (c0 > at) & (c1 <= at)
+    already = (c0 <= at) & (c1 < c0)
+    return np.where(crossing, s, np.where(already, 0.0, _INF))
+
+
+def _inside_2d(normals: np.ndarray, offsets: np.ndarray, point: Sequence[float]) -> bool:
+    return bool(np.all(normals @ np.asarray(point, dtype=float) <= offsets))
+
+
+def _bounce(v: np.ndarray, w: np.ndarray, n: np.ndarray, e: np.ndarray, mu: np.ndarray,
+            r: np.ndarray, sphere: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Velocities and spins after an impulsive contact on faces with unit normals n (pointing
+    away from the face), per unit mass; see the module docstring."""
+    vn = np.einsum("ij,ij->i", v, n)
+    jn = np.where(vn < 0.0, -(1.0 + e) * vn, 0.0)
+    lever = -r[:, None] * n  # centre to contact point
+    slip = v - vn[:, None] * n + np.where(sphere[:, None], np.cross(w, lever), 0.0)
+    slip_speed = np.linalg.norm(slip, axis=1)
+    jt = np.minimum(mu * jn, np.where(sphere, 2.0 / 7.0, 1.0) * slip_speed)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        along = np.where(slip_speed[:, None] > 0.0, slip / slip_speed[:, None], 0.0)
+    impulse = jn[:, None] * n - jt[:, None] * along
+    spin_change = np.where(sphere[:, None],
+                           2.5 / (r * r)[:, None] * np.cross(lever, -jt[:, None] * along), 0.0)
+    return v + impulse, w + spin_change

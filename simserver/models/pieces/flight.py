@@ -32,16 +32,22 @@ The model, per piece (field frame, SI units):
   below √(2·g·1 cm) ≈ 0.44 m/s) the piece lands: z = height / 2, vz = 0, keeping its
   horizontal velocity and spin for the floor model to roll or slide on.
 - Walls: the field's rectangle; the alliance walls (x = 0 and x = length) are
-  ``ALLIANCE_WALL_HEIGHT`` tall, the guardrails (y = 0 and y = width) ``GUARDRAIL_HEIGHT``. A
-  piece whose bottom is above a wall's top when its centre crosses the wall's line leaves the
-  field (``out``); otherwise it bounces (off the wall's top edge if it reaches the line).
+  ``ALLIANCE_WALL_HEIGHT`` tall, the guardrails (y = 0 and y = width) ``GUARDRAIL_HEIGHT``.
+  Each wall is an element (below) reaching from its line outward: a piece bounces off its
+  face or off its top. A piece whose bottom is above a wall's top when its centre crosses
+  the wall's line leaves the field (``out``).
 - Elements: each ``Obstacle`` is a vertical prism from the carpet to its height; a piece hits a
   side face (the outline offset by the piece's radius; corners are not rounded) or the top
   (offset by half its height). A goal whose footprint lies on an element's top and reaches up
   to it is an opening in that top: pieces fall through it instead of bouncing. A piece that
-  would come to rest on an element's top slides off toward the nearest side at
-  ``SLIDE_OFF_SPEED`` (elements are not shelves in this model). A piece that starts inside an
-  element is left alone until it leaves it.
+  would come to rest on an element's or wall's top leaves it toward the nearest side (for a
+  wall: back into the field) at least at ``SLIDE_OFF_SPEED`` (tops are not shelves in this
+  model): it hops over that side (not one along the field's edge), in the air 1.2 times as
+  long as it needs to pass it, and fast enough to pass it within 0.25 s. A piece leaves a
+  side face at least at √(2·g·LAND_HEIGHT) (spin lift can press a piece against a wall;
+  without this it would stay there). A piece found inside an element or wall (released
+  there, or pushed in by another face at a corner) is put out through the nearest face and
+  bounces, unless it is already moving out through it.
 - Goals: a piece whose centre's path crosses into a goal's region scores (the goal's index in
   ``scored``); that piece's flight ends there. On a tie with a contact, the goal wins.
 - A step handles at most ``MAX_EVENTS`` contacts per piece per RK4 step; the rest of that
@@ -64,16 +70,19 @@ from simserver.models.pieces.types import PieceType
 GUARDRAIL_HEIGHT = 0.508
 """m: the guardrails along the field's long edges are 20.0 in tall (2026 manual §5.2)."""
 ALLIANCE_WALL_HEIGHT = 1.98
-"""m: about 78 in, the driver stations' top rail (2026 manual §5.9.1: diamond plate 36.8 in
-plus 42 in of polycarbonate); the same figure as simserver.field.elements."""
+"""m: the driver stations' top, 36.8 in of diamond plate under 42 in of transparent sheet
+(78.8 in, 2.0 m; 2026 manual §5.9.1), taken as 1.98 m like simserver.field.elements."""
 LAND_HEIGHT = 0.01
 """m: a carpet bounce that would rise less than this lands the piece."""
 SLIDE_OFF_SPEED = 0.5
 """m/s: the least horizontal speed of a piece leaving an element's top it came to rest on."""
+HOP_MARGIN, HOP_TIME, MAX_HOP_TIME = 1.2, 0.01, 0.25
+"""A piece hopping off a top stays in the air HOP_MARGIN times the time its centre needs to
+pass the nearest side, plus HOP_TIME s; it moves fast enough to pass it in MAX_HOP_TIME s."""
 MAX_EVENTS = 8
 """Contacts handled per piece per RK4 step."""
 
-_GOAL, _CARPET, _WALL, _ELEMENT = range(4)
+_GOAL, _CARPET, _OUT, _ELEMENT = range(4)
 _INF = math.inf
 
 
@@ -130,29 +139,48 @@ class Flight:
         self._build_elements()
 
     def _build_elements(self) -> None:
-        """Face planes of every element, padded to one face count: normals (J, K, 3), offsets
-        (J, K), which faces grow with the piece's radius (sides) or half-height (top)."""
-        count = len(self.obstacles)
-        faces = max((len(ob.points) for ob in self.obstacles), default=0) + 1
-        normals = np.zeros((count, faces, 3))
-        offsets = np.full((count, faces), 1e18)
-        is_top = np.zeros(faces, dtype=bool)
-        is_top[-1] = True
-        self._openings: list[list[int]] = []
-        for j, ob in enumerate(self.obstacles):
+        """Face planes of every element and of the four walls (each wall: the half-space
+        beyond its line, up to its height), padded to one face count: outward normals
+        (J, K, 3), offsets (J, K); the last face of each is its top. Side faces grow with the
+        piece's radius, tops with its half-height."""
+        length, width = self.length, self.width
+        walls = [(((1.0, 0.0),), (0.0,)), (((-1.0, 0.0),), (-length,)),
+                 (((0.0, 1.0),), (0.0,)), (((0.0, -1.0),), (-width,))]
+        sides: list[tuple[np.ndarray, np.ndarray]] = []
+        for ob in self.obstacles:
             pts = np.asarray(ob.points, dtype=float)
             edges = np.roll(pts, -1, axis=0) - pts
             n = np.stack([edges[:, 1], -edges[:, 0]], axis=1)
             n /= np.linalg.norm(n, axis=1, keepdims=True)
-            k = len(pts)
-            normals[j, :k, :2] = n
-            offsets[j, :k] = np.einsum("ij,ij->i", n, pts)
+            sides.append((n, np.einsum("ij,ij->i", n, pts)))
+        sides += [(np.array(n), np.array(d)) for n, d in walls]
+        heights = [ob.height for ob in self.obstacles] + list(self.wall_heights)
+        faces = max(len(d) for _, d in sides) + 1
+        normals = np.zeros((len(sides), faces, 3))
+        offsets = np.full((len(sides), faces), 1e18)
+        for j, ((n, d), height) in enumerate(zip(sides, heights, strict=True)):
+            normals[j, :len(d), :2] = n
+            offsets[j, :len(d)] = d
             normals[j, -1] = (0.0, 0.0, 1.0)
-            offsets[j, -1] = ob.height
-            self._openings.append([g for g, goal in enumerate(self.goals)
-                                   if goal.top >= ob.height - 1e-6 and goal.bottom < ob.height
-                                   and _inside_2d(n, offsets[j, :k], goal.centre[:2])])
+            offsets[j, -1] = height
+        self._openings = [[g for g, goal in enumerate(self.goals)
+                           if goal.top >= height - 1e-6 and goal.bottom < height
+                           and _inside_2d(n, d, goal.centre[:2])]
+                          for (n, d), height in zip(sides, heights, strict=True)]
+        is_top = np.zeros(faces, dtype=bool)
+        is_top[-1] = True
         self._normals, self._offsets, self._is_top = normals, offsets, is_top
+        # Sides a piece may hop off a top over: real sides, not those along the field's edge
+        # (an element built against a wall).
+        self._hop_sides = offsets[:, :-1] < 1e17
+        for j, ob in enumerate(self.obstacles):
+            pts = np.asarray(ob.points, dtype=float)
+            ends = np.stack([pts, np.roll(pts, -1, axis=0)], axis=1)  # (K, 2 ends, 2)
+            on_edge = np.zeros(len(pts), dtype=bool)
+            for axis, line in ((0, 0.0), (0, length), (1, 0.0), (1, width)):
+                on_edge |= np.all(np.abs(ends[:, :, axis] - line) < 0.01, axis=1)
+            if not on_edge.all():
+                self._hop_sides[j, :len(pts)] &= ~on_edge
 
     def step(self, kind: np.ndarray, pos: np.ndarray, vel: np.ndarray, spin: np.ndarray,
              dt: float) -> FlightEvents:
@@ -235,8 +263,8 @@ class Flight:
                      v1: np.ndarray, h: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Time into the step of each row's first contact (inf: none), its kind (_GOAL,
-        _CARPET, _WALL, _ELEMENT) and (index, detail): the goal; the wall and 1 if the piece
-        leaves over it; the element and its face."""
+        _CARPET, _OUT, _ELEMENT) and (index, detail): the goal; the wall left over; the element
+        (walls follow the field's elements) and its face."""
         m = len(k)
         times = np.full((m, 4), _INF)
         which = np.zeros((m, 4, 2), dtype=np.intp)
@@ -245,13 +273,12 @@ class Flight:
             which[:, _GOAL, 0] = np.argmin(s, axis=1)
             times[:, _GOAL] = s[np.arange(m), which[:, _GOAL, 0]] * h
         times[:, _CARPET] = self._carpet_time(k, p0, v0, p1, v1, h)
-        s_wall, wall, leaves = self._wall_fraction(k, p0, p1)
-        times[:, _WALL] = s_wall * h
-        which[:, _WALL, 0], which[:, _WALL, 1] = wall, leaves
-        if self.obstacles:
-            s_el, element, face = self._element_fraction(k, p0, p1)
-            times[:, _ELEMENT] = s_el * h
-            which[:, _ELEMENT, 0], which[:, _ELEMENT, 1] = element, face
+        s_out, wall = self._out_fraction(k, p0, p1)
+        times[:, _OUT] = s_out * h
+        which[:, _OUT, 0] = wall
+        s_el, element, face = self._element_fraction(k, p0, p1)
+        times[:, _ELEMENT] = s_el * h
+        which[:, _ELEMENT, 0], which[:, _ELEMENT, 1] = element, face
         what = np.argmin(times, axis=1)
         rows = np.arange(m)
         return times[rows, what], what, which[rows, what]
@@ -279,30 +306,24 @@ class Flight:
             t[cross] = hi * h[cross]
         return t
 
-    def _wall_fraction(self, k: np.ndarray, p0: np.ndarray, p1: np.ndarray
-                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Along the chord: fraction of the first wall contact (inf: none), which wall (0: x =
-        0, 1: x = length, 2: y = 0, 3: y = width) and whether the piece leaves over it."""
-        r, hh = self.radius[k], self.half_height[k]
+    def _out_fraction(self, k: np.ndarray, p0: np.ndarray, p1: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """Along the chord: fraction where the piece's centre crosses a wall's line with its
+        bottom above the wall's top (inf: none), and which wall (0: x = 0, 1: x = length,
+        2: y = 0, 3: y = width)."""
         c0 = np.stack([p0[:, 0], self.length - p0[:, 0], p0[:, 1], self.width - p0[:, 1]], 1)
         c1 = np.stack([p1[:, 0], self.length - p1[:, 0], p1[:, 1], self.width - p1[:, 1]], 1)
-        rr = r[:, None]
-        bounce = _plane_fraction(c0, c1, rr)
-        line = _plane_fraction(c0, c1, np.zeros_like(rr))
-        z0, dz = p0[:, 2:3], (p1 - p0)[:, 2:3]
-        tops = self.wall_heights[None, :]
-        low_at_bounce = z0 + np.where(np.isfinite(bounce), bounce, 0.0) * dz - hh[:, None] <= tops
-        above_at_line = z0 + np.where(np.isfinite(line), line, 0.0) * dz - hh[:, None] > tops
-        s = np.where(np.isfinite(bounce) & low_at_bounce, bounce, line)
-        leaves = np.isfinite(line) & ~(np.isfinite(bounce) & low_at_bounce) & above_at_line
+        s = _plane_fraction(c0, c1, np.zeros_like(c0))
+        bottom = (p0[:, 2:3] + np.where(np.isfinite(s), s, 0.0) * (p1 - p0)[:, 2:3]
+                  - self.half_height[k][:, None])
+        s = np.where(bottom > self.wall_heights[None, :], s, _INF)
         wall = np.argmin(s, axis=1)
-        rows = np.arange(len(k))
-        return s[rows, wall], wall, leaves[rows, wall]
+        return s[np.arange(len(k)), wall], wall
 
     def _element_fraction(self, k: np.ndarray, p0: np.ndarray, p1: np.ndarray
                           ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Along the chord: fraction of the first element contact (inf: none), which element
-        and which of its faces (the last: its top)."""
+        """Along the chord: fraction of the first element or wall contact (inf: none), which
+        one and which of its faces (the last: its top)."""
         grow = np.where(self._is_top[None, :], self.half_height[k][:, None],
                         self.radius[k][:, None])  # (m, K)
         offsets = self._offsets[None, :, :] + grow[:, None, :]  # (m, J, K)
@@ -319,6 +340,13 @@ class Flight:
         outside = np.any(start > 0.0, axis=2)
         hit = outside & ~blocked & (enter >= 0.0) & (enter <= leave)
         frac = np.where(hit, enter, _INF)
+        # Inside (released there, or pushed in by another face): out through the nearest face,
+        # unless already moving out through it.
+        nearest = np.argmax(start, axis=2)
+        inward = np.take_along_axis(rate, nearest[:, :, None], axis=2)[:, :, 0] <= 0.0
+        inside = ~outside & inward
+        frac = np.where(inside, 0.0, frac)
+        face = np.where(inside, nearest, face)
         self._drop_openings(frac, face, p0, p1)
         element = np.argmin(frac, axis=1)
         rows = np.arange(len(k))
@@ -350,7 +378,7 @@ class Flight:
         goal = what == _GOAL
         scored[sub[goal]] = which[goal, 0]
         ended |= goal
-        leaves = (what == _WALL) & (which[:, 1] == 1)
+        leaves = what == _OUT
         out[sub[leaves]] = True
         ended |= leaves
         normal = np.zeros((sub.size, 3))
@@ -358,14 +386,11 @@ class Flight:
         carpet = what == _CARPET
         normal[carpet] = (0.0, 0.0, 1.0)
         pos[sub[carpet], 2] = self.half_height[k[carpet]]
-        wall = (what == _WALL) & ~leaves
-        if wall.any():
-            normal[wall] = self._wall_contact(sub[wall], which[wall, 0], k[wall], pos)
         element = what == _ELEMENT
         if element.any():
             normal[element] = self._element_contact(sub[element], which[element], k[element],
                                                     pos)
-        bounce = carpet | wall | element
+        bounce = carpet | element
         if bounce.any():
             rows = sub[bounce]
             v, w = _bounce(vel[rows], spin[rows], normal[bounce], self.restitution[k[bounce]],
@@ -379,22 +404,12 @@ class Flight:
             landed[rows[rest]] = True
             ended[np.flatnonzero(carpet)[rest]] = True
         if element.any():
-            self._slide_off(sub[element], which[element], pos, vel)
+            side = np.flatnonzero(element)[which[element, 1] < self._normals.shape[1] - 1]
+            rows = sub[side]
+            rebound = np.einsum("ij,ij->i", vel[rows], normal[side])
+            vel[rows] += np.maximum(self.land_speed - rebound, 0.0)[:, None] * normal[side]
+            self._slide_off(sub[element], which[element], k[element], pos, vel)
         return ended
-
-    def _wall_contact(self, rows: np.ndarray, wall: np.ndarray, k: np.ndarray,
-                      pos: np.ndarray) -> np.ndarray:
-        """Inward normals of the walls hit; puts pieces that reached the contact plane on it."""
-        axis = np.where(wall < 2, 0, 1)
-        sign = np.where(wall % 2 == 0, 1.0, -1.0)
-        line = np.choose(wall, [0.0, self.length, 0.0, self.width])
-        normal = np.zeros((rows.size, 3))
-        normal[np.arange(rows.size), axis] = sign
-        gap = sign * (pos[rows, axis] - line)  # centre's distance inside the wall line
-        r = self.radius[k]
-        near = gap > 0.5 * r  # reached the contact plane (not the wall's top edge)
-        pos[rows[near], axis[near]] = line[near] + sign[near] * r[near]
-        return normal
 
     def _element_contact(self, rows: np.ndarray, which: np.ndarray, k: np.ndarray,
                          pos: np.ndarray) -> np.ndarray:
@@ -406,9 +421,9 @@ class Flight:
         pos[rows] += n * (d - np.einsum("ij,ij->i", pos[rows], n))[:, None]
         return n
 
-    def _slide_off(self, rows: np.ndarray, which: np.ndarray, pos: np.ndarray,
+    def _slide_off(self, rows: np.ndarray, which: np.ndarray, k: np.ndarray, pos: np.ndarray,
                    vel: np.ndarray) -> None:
-        """Pieces resting on an element's top move toward its nearest side."""
+        """Pieces come to rest on a top hop off it over its nearest side."""
         top = which[:, 1] == self._normals.shape[1] - 1
         resting = top & (vel[rows, 2] < self.land_speed)
         if not resting.any():
@@ -416,10 +431,16 @@ class Flight:
         r, j = rows[resting], which[resting, 0]
         sides = self._normals[j, :-1]  # (m, K-1, 3)
         margin = np.einsum("mc,mkc->mk", pos[r], sides) - self._offsets[j, :-1]
-        nearest = sides[np.arange(r.size), np.argmax(margin, axis=1)]
-        speed = np.maximum(np.linalg.norm(vel[r, :2], axis=1), SLIDE_OFF_SPEED)
-        vel[r, 2] = 0.0
-        vel[r, :2] = nearest[:, :2] * speed[:, None]
+        nearest = np.argmax(np.where(self._hop_sides[j], margin, -np.inf), axis=1)
+        normal = sides[np.arange(r.size), nearest]
+        # How far the centre is from leaving the top (its side face grown by the radius).
+        distance = np.maximum(self.radius[k[resting]] - margin[np.arange(r.size), nearest], 0.0)
+        speed = np.maximum.reduce([np.linalg.norm(vel[r, :2], axis=1),
+                                   np.full(r.size, SLIDE_OFF_SPEED),
+                                   HOP_MARGIN * distance / MAX_HOP_TIME])
+        airborne = HOP_MARGIN * distance / speed + HOP_TIME
+        vel[r, :2] = normal[:, :2] * speed[:, None]
+        vel[r, 2] = 0.5 * self.gravity * airborne
 
 
 def _plane_fraction(c0: np.ndarray, c1: np.ndarray, at: np.ndarray) -> np.ndarray:

@@ -170,6 +170,18 @@ class Flight:
         is_top = np.zeros(faces, dtype=bool)
         is_top[-1] = True
         self._normals, self._offsets, self._is_top = normals, offsets, is_top
+        # Bounding boxes (lowest, highest corner) of elements, walls and goals, for a quick
+        # test of which ones a step's chord can reach.
+        inf = _INF
+        boxes = [((*np.min(ob.points, axis=0), -inf), (*np.max(ob.points, axis=0), ob.height))
+                 for ob in self.obstacles]
+        tall, low = self.wall_heights[0], self.wall_heights[2]
+        boxes += [((-inf, -inf, -inf), (0.0, inf, tall)), ((length, -inf, -inf), (inf, inf, tall)),
+                  ((-inf, -inf, -inf), (inf, 0.0, low)), ((-inf, width, -inf), (inf, inf, low))]
+        self._element_box = np.array(boxes, dtype=float)  # (J, 2, 3)
+        self._goal_box = np.array(
+            [((*np.min(g.footprint, axis=0), g.bottom), (*np.max(g.footprint, axis=0), g.top))
+             for g in self.goals], dtype=float).reshape(-1, 2, 3)
         # Sides a piece may hop off a top over: real sides, not those along the field's edge
         # (an element built against a wall).
         self._hop_sides = offsets[:, :-1] < 1e17
@@ -211,12 +223,19 @@ class Flight:
              h: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """One RK4 step of length h ((m, 1) s) from (p, v); returns the new (p, v)."""
         drag = self.drag[k][:, None]
-        lift = self.lift[k][:, None]
+        lift = self.lift[k]
         g = np.array([0.0, 0.0, -self.gravity])
+        turn = None  # lift·(ω ×), as a matrix per row
+        if lift.any() and w.any():
+            turn = np.zeros((len(k), 3, 3))
+            lw = lift[:, None] * w
+            turn[:, 0, 1], turn[:, 0, 2] = -lw[:, 2], lw[:, 1]
+            turn[:, 1, 0], turn[:, 1, 2] = lw[:, 2], -lw[:, 0]
+            turn[:, 2, 0], turn[:, 2, 1] = -lw[:, 1], lw[:, 0]
 
         def accel(u: np.ndarray) -> np.ndarray:
-            return g - drag * np.linalg.norm(u, axis=1, keepdims=True) * u \
-                + lift * np.cross(w, u)
+            a = g - drag * np.sqrt(np.einsum("ij,ij->i", u, u))[:, None] * u
+            return a if turn is None else a + np.einsum("mij,mj->mi", turn, u)
 
         a1 = accel(v)
         v2 = v + 0.5 * h * a1
@@ -268,17 +287,28 @@ class Flight:
         m = len(k)
         times = np.full((m, 4), _INF)
         which = np.zeros((m, 4, 2), dtype=np.intp)
+        low, high = np.minimum(p0, p1), np.maximum(p0, p1)
         if self.goals:
-            s = np.stack([g.entry_fraction(p0, p1) for g in self.goals], axis=1)
-            which[:, _GOAL, 0] = np.argmin(s, axis=1)
-            times[:, _GOAL] = s[np.arange(m), which[:, _GOAL, 0]] * h
+            near = np.flatnonzero(_overlap(low, high, self._goal_box).any(axis=1))
+            if near.size:
+                a, b = p0[near], p1[near]
+                s = np.stack([g.entry_fraction(a, b) for g in self.goals], axis=1)
+                goal = np.argmin(s, axis=1)
+                which[near, _GOAL, 0] = goal
+                times[near, _GOAL] = s[np.arange(near.size), goal] * h[near]
         times[:, _CARPET] = self._carpet_time(k, p0, v0, p1, v1, h)
-        s_out, wall = self._out_fraction(k, p0, p1)
-        times[:, _OUT] = s_out * h
-        which[:, _OUT, 0] = wall
-        s_el, element, face = self._element_fraction(k, p0, p1)
-        times[:, _ELEMENT] = s_el * h
-        which[:, _ELEMENT, 0], which[:, _ELEMENT, 1] = element, face
+        leaving = np.flatnonzero((p1[:, 0] < 0.0) | (p1[:, 0] > self.length)
+                                 | (p1[:, 1] < 0.0) | (p1[:, 1] > self.width))
+        if leaving.size:
+            s_out, wall = self._out_fraction(k[leaving], p0[leaving], p1[leaving])
+            times[leaving, _OUT] = s_out * h[leaving]
+            which[leaving, _OUT, 0] = wall
+        grow = np.column_stack([self.radius[k], self.radius[k], self.half_height[k]])
+        near = np.flatnonzero(_overlap(low - grow, high + grow, self._element_box).any(axis=1))
+        if near.size:
+            s_el, element, face = self._element_fraction(k[near], p0[near], p1[near])
+            times[near, _ELEMENT] = s_el * h[near]
+            which[near, _ELEMENT, 0], which[near, _ELEMENT, 1] = element, face
         what = np.argmin(times, axis=1)
         rows = np.arange(m)
         return times[rows, what], what, which[rows, what]
@@ -441,6 +471,12 @@ class Flight:
         airborne = HOP_MARGIN * distance / speed + HOP_TIME
         vel[r, :2] = normal[:, :2] * speed[:, None]
         vel[r, 2] = 0.5 * self.gravity * airborne
+
+
+def _overlap(low: np.ndarray, high: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(m, J) bool: which of the (m, 3) boxes low..high overlap which of the (J, 2, 3) boxes."""
+    return np.all((low[:, None, :] <= boxes[None, :, 1, :])
+                  & (high[:, None, :] >= boxes[None, :, 0, :]), axis=2)
 
 
 def _plane_fraction(c0: np.ndarray, c1: np.ndarray, at: np.ndarray) -> np.ndarray:

@@ -322,18 +322,8 @@ class Flight:
         t[(g0 <= 0.0) & (v0[:, 2] <= 0.0)] = 0.0
         cross = (g0 > 0.0) & (g1 <= 0.0)
         if cross.any():
-            a, b = g0[cross], g1[cross]
-            da, db = h[cross] * v0[cross, 2], h[cross] * v1[cross, 2]
-            lo, hi = np.zeros(a.size), np.ones(a.size)
-            for _ in range(60):
-                s = 0.5 * (lo + hi)
-                s2, s3 = s * s, s * s * s
-                value = ((2 * s3 - 3 * s2 + 1) * a + (s3 - 2 * s2 + s) * da
-                         + (3 * s2 - 2 * s3) * b + (s3 - s2) * db)
-                above = value > 0.0
-                lo = np.where(above, s, lo)
-                hi = np.where(above, hi, s)
-            t[cross] = hi * h[cross]
+            t[cross] = _first_root(g0[cross], h[cross] * v0[cross, 2], g1[cross],
+                                   h[cross] * v1[cross, 2]) * h[cross]
         return t
 
     def _out_fraction(self, k: np.ndarray, p0: np.ndarray, p1: np.ndarray
@@ -473,6 +463,49 @@ class Flight:
         vel[r, 2] = 0.5 * self.gravity * airborne
 
 
+def _first_root(a: np.ndarray, da: np.ndarray, b: np.ndarray, db: np.ndarray) -> np.ndarray:
+    """Where in (0, 1] the cubic Hermite interpolant from value a, slope da (at 0) to b, db (at
+    1) reaches zero, for a > 0 >= b: Newton's method from the secant's root, kept inside the
+    bracket, to rounding (exact for a quadratic); bisection for any that do not settle."""
+    def value(s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        s2 = s * s
+        s3 = s2 * s
+        f = (2 * s3 - 3 * s2 + 1) * a + (s3 - 2 * s2 + s) * da + (3 * s2 - 2 * s3) * b \
+            + (s3 - s2) * db
+        df = (6 * s2 - 6 * s) * (a - b) + (3 * s2 - 4 * s + 1) * da + (3 * s2 - 2 * s) * db
+        return f, df
+
+    lo, hi = np.zeros(a.size), np.ones(a.size)
+    s = a / (a - b)
+    moved = np.ones(a.size)
+    for _ in range(8):
+        f, df = value(s)
+        lo = np.where(f > 0.0, s, lo)
+        hi = np.where(f > 0.0, hi, s)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = s - f / df
+        new = np.where((step >= lo) & (step <= hi), step, 0.5 * (lo + hi))
+        moved, s = np.abs(new - s), new
+        if (moved <= 1e-14).all():
+            break
+    loose = ~(moved <= 1e-14)
+    if loose.any():  # Newton has not settled: finish inside its bracket by bisection
+        a, da, b, db = a[loose], da[loose], b[loose], db[loose]
+        low, high = lo[loose], hi[loose]
+        for _ in range(60):
+            mid = 0.5 * (low + high)
+            above = value(mid)[0] > 0.0
+            low = np.where(above, mid, low)
+            high = np.where(above, high, mid)
+        s[loose] = high
+    return s
+
+
+def _cross(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Row-wise cross products of (m, 3) arrays (np.cross costs several times more here)."""
+    return a[:, [1, 2, 0]] * b[:, [2, 0, 1]] - a[:, [2, 0, 1]] * b[:, [1, 2, 0]]
+
+
 def _overlap(low: np.ndarray, high: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(m, J) bool: which of the (m, 3) boxes low..high overlap which of the (J, 2, 3) boxes."""
     return np.all((low[:, None, :] <= boxes[None, :, 1, :])
@@ -500,12 +533,12 @@ def _bounce(v: np.ndarray, w: np.ndarray, n: np.ndarray, e: np.ndarray, mu: np.n
     vn = np.einsum("ij,ij->i", v, n)
     jn = np.where(vn < 0.0, -(1.0 + e) * vn, 0.0)
     lever = -r[:, None] * n  # centre to contact point
-    slip = v - vn[:, None] * n + np.where(sphere[:, None], np.cross(w, lever), 0.0)
+    slip = v - vn[:, None] * n + np.where(sphere[:, None], _cross(w, lever), 0.0)
     slip_speed = np.linalg.norm(slip, axis=1)
     jt = np.minimum(mu * jn, np.where(sphere, 2.0 / 7.0, 1.0) * slip_speed)
     with np.errstate(divide="ignore", invalid="ignore"):
         along = np.where(slip_speed[:, None] > 0.0, slip / slip_speed[:, None], 0.0)
     impulse = jn[:, None] * n - jt[:, None] * along
     spin_change = np.where(sphere[:, None],
-                           2.5 / (r * r)[:, None] * np.cross(lever, -jt[:, None] * along), 0.0)
+                           2.5 / (r * r)[:, None] * _cross(lever, -jt[:, None] * along), 0.0)
     return v + impulse, w + spin_change

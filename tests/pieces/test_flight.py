@@ -354,3 +354,47 @@ def test_no_pieces_or_no_time_is_a_no_op() -> None:
     pos, vel, spin = rows(((1.0, 1.0, 1.0), (1.0, 0.0, 1.0)))
     flight.step(np.zeros(1, dtype=int), pos, vel, spin, 0.0)
     assert pos.tolist() == [[1.0, 1.0, 1.0]]
+
+
+def test_a_piece_falling_onto_a_guardrails_top_bounces_up_off_it() -> None:
+    piece = ball(drag_coefficient=0.0, lift_coefficient=0.0, restitution=0.5, friction=0.0)
+    flight = Flight([piece], [], [], (16.54, 8.07))
+    # Over the rail (its centre between the field's edge and the wall's line), falling.
+    pos, vel, spin = rows(((8.0, 8.03, 1.0), (0.0, 0.0, -2.0)))
+    kind = np.zeros(1, dtype=int)
+    top = GUARDRAIL_HEIGHT + piece.height / 2
+    rose = False
+    for _ in range(600):
+        events = flight.step(kind, pos, vel, spin, DT)
+        assert not events.out[0]
+        assert pos[0, 2] >= top - 1e-9 or pos[0, 1] <= 8.07 - piece.radius
+        rose |= vel[0, 2] > 0.0 and pos[0, 2] > top
+        if events.landed[0]:
+            break
+    assert rose  # bounced off the rail's top
+    assert events.landed[0] and pos[0, 1] <= 8.07 - piece.radius  # then hopped into the field
+
+
+def test_a_piece_released_inside_an_element_is_put_out_through_the_nearest_face() -> None:
+    piece = ball(drag_coefficient=0.0, lift_coefficient=0.0, restitution=0.5, friction=0.0)
+    flight = Flight([piece], [], [HUB], (16.54, 8.07))
+    # 5 cm inside the hub's -x face (grown by the radius), moving further in.
+    pos, vel, spin = rows(((4.0 - piece.radius + 0.05, 4.0, 1.0), (1.0, 0.0, 0.0)))
+    flight.step(np.zeros(1, dtype=int), pos, vel, spin, DT)
+    assert pos[0, 0] < 4.0 - piece.radius
+    assert vel[0, 0] == pytest.approx(-0.5)
+
+
+def test_spin_lift_pressing_a_piece_against_a_wall_does_not_stall_it() -> None:
+    piece = ball(drag_coefficient=0.0, restitution=0.5, friction=0.5, lift_coefficient=1.0)
+    flight = Flight([piece], [], [], (16.54, 8.07))
+    # Rolling along the y = width guardrail with spin about z: the lift pushes it into the rail.
+    pos, vel, spin = rows(((3.0, 8.07 - piece.radius, 0.3), (5.7, 0.0, 0.0)))
+    spin[0] = (0.0, 0.0, 290.0)
+    kind = np.zeros(1, dtype=int)
+    for _ in range(600):
+        if flight.step(kind, pos, vel, spin, DT).landed[0]:
+            break
+    else:
+        pytest.fail("the piece never landed")
+    assert pos[0, 0] > 3.5  # it moved on along the rail

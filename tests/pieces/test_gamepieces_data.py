@@ -190,6 +190,16 @@ def test_stations_feed_into_the_field(season: str) -> None:
             min(y, width - y) > min(s.y, width - s.y)
 
 
+@pytest.mark.parametrize("season", PIECE_SEASONS)
+def test_fed_and_returned_pieces_appear_clear_of_the_elements(season: str) -> None:
+    r = next(iter(season_piece_types(season).values())).radius
+    spots = [(s.x, s.y, s.z) for s in stations(season)]
+    spots += [(e.x, e.y, e.z) for exits in scored_exits(season).values() for e in exits]
+    for x, y, z in spots:
+        for ob in season_obstacles(season):
+            assert z > ob.height or polygon_distance(ob, x, y) >= r, (x, y, ob.name)
+
+
 def test_2026_outposts_are_centred_on_their_tags() -> None:
     by_name = {s.name: s for s in stations("2026")}
     assert by_name["Blue outpost"].y == pytest.approx(tag_xy("2026", 29)[1])

@@ -34,8 +34,10 @@ bounce. Pieces in flight do not touch robots.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import NamedTuple, Protocol
 
 import numpy as np
@@ -48,9 +50,10 @@ GRAVITY = 9.80665  # m/s²
 RESTING_SPEED = 0.05  # m/s: slower approaches (piece-piece, robot, wall) do not bounce
 CORRECTION_PASSES = 4  # Jacobi passes of piece-piece positional correction per step
 IMPULSE_PASSES = 4  # Jacobi passes of piece-piece impulses per step
-_RELAX = 1.0
 _MARGIN = 0.25  # of the radius: piece pairs this close are corrected together
 _ON_CARPET = 1e-6  # m: a released piece this close to its resting height lands at once
+_BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all against all
+_NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
 SLOP = 1e-6  # m: overlaps up to this (rounding of pieces placed touching) are left alone
 
 
@@ -94,40 +97,57 @@ class Scored(NamedTuple):
     goals: np.ndarray
 
 
-def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray, polygon: np.ndarray
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Overlap of circles (centres ``px``, ``py`` m, radii m; shape (n,)) with one convex CCW
-    polygon ((k,2), m): (depth m, > 0 where they overlap; normal x, y: unit vector from the
-    polygon toward each circle's centre, along which moving the circle by depth separates)."""
-    vx, vy = polygon[:, 0], polygon[:, 1]
+class Edges(NamedTuple):
+    """A convex CCW polygon's edges, for :func:`circle_polygon`: start corners x, y (k,),
+    edge vectors x, y (k,), 1/|edge|² (k,) and outward unit normals x, y (k,), m."""
+
+    vx: np.ndarray
+    vy: np.ndarray
+    ex: np.ndarray
+    ey: np.ndarray
+    inv_len2: np.ndarray
+    fx: np.ndarray
+    fy: np.ndarray
+
+
+def edges(polygon: np.ndarray | Sequence[Sequence[float]]) -> Edges:
+    """The :class:`Edges` of a convex CCW polygon ((k,2), m)."""
+    p = np.asarray(polygon, dtype=float)
+    vx, vy = p[:, 0].copy(), p[:, 1].copy()
     ex, ey = np.roll(vx, -1) - vx, np.roll(vy, -1) - vy
     length = np.hypot(ex, ey)
-    fx, fy = ey / length, -ex / length  # outward face normals
-    rx, ry = px[:, None] - vx, py[:, None] - vy
-    sep = rx * fx + ry * fy
+    return Edges(vx, vy, ex, ey, 1.0 / (length * length), ey / length, -ex / length)
+
+
+def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray,
+                   polygon: Edges | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Overlap of circles (centres ``px``, ``py`` m, radii m; shape (n,)) with one convex CCW
+    polygon ((k,2) m, or its :class:`Edges`): (depth m, > 0 where they overlap; normal x, y:
+    unit vector from the polygon toward each circle's centre, along which moving the circle
+    by depth separates them)."""
+    e = polygon if isinstance(polygon, Edges) else edges(polygon)
+    rx, ry = px[:, None] - e.vx, py[:, None] - e.vy
+    sep = rx * e.fx + ry * e.fy
     face = sep.argmax(axis=1)
     rows = np.arange(len(px))
     smax = sep[rows, face]
-    t = np.clip((rx * ex + ry * ey) / (length * length), 0.0, 1.0)
-    qx, qy = rx - t * ex, ry - t * ey  # from the nearest boundary point to the centre
+    t = np.clip((rx * e.ex + ry * e.ey) * e.inv_len2, 0.0, 1.0)
+    qx, qy = rx - t * e.ex, ry - t * e.ey  # from the nearest boundary point to the centre
     d2 = qx * qx + qy * qy
     edge = d2.argmin(axis=1)
     dist = np.sqrt(d2[rows, edge])
     use_point = (smax > 0.0) & (dist > 0.0)
     safe = np.where(use_point, dist, 1.0)
-    nx = np.where(use_point, qx[rows, edge] / safe, fx[face])
-    ny = np.where(use_point, qy[rows, edge] / safe, fy[face])
+    nx = np.where(use_point, qx[rows, edge] / safe, e.fx[face])
+    ny = np.where(use_point, qy[rows, edge] / safe, e.fy[face])
     depth = radius - np.where(smax > 0.0, dist, smax)
     return depth, nx, ny
 
 
-class _Element:
-    """A field element for pieces: its polygon and bounding box (m)."""
-
-    def __init__(self, obstacle: Obstacle):
-        self.polygon = np.array(obstacle.points, dtype=float)
-        self.lo = self.polygon.min(axis=0)
-        self.hi = self.polygon.max(axis=0)
+@lru_cache(maxsize=64)
+def _outline_edges(polygon: Polygon) -> Edges:
+    """The edges of a robot's outline (body frame), computed once per outline."""
+    return edges(polygon)
 
 
 class PieceField:
@@ -140,6 +160,7 @@ class PieceField:
 
     Arrays (read them; change them only through the methods, or call :meth:`wake`):
     state (N,) int8 LOOSE/FLIGHT/HELD/GONE; pos, vel, spin (N,3) field frame, m, m/s, rad/s;
+    (spin: of pieces in flight; a loose piece's is not tracked and reads 0);
     yaw (N,) rad; awake (N,) bool (loose pieces that move or were touched); holder (N,) int
     (index of the robot holding it, -1); at (N,3): where its robot carries it, robot frame, m.
     """
@@ -158,7 +179,11 @@ class PieceField:
         self.length, self.width = field_size
         self.gravity = gravity
         self.flight = flight
-        self.elements = [_Element(o) for o in obstacles]
+        self.elements = [edges(o.points) for o in obstacles]
+        boxes = np.array([[min(p[0] for p in o.points), min(p[1] for p in o.points),
+                           max(p[0] for p in o.points), max(p[1] for p in o.points)]
+                          for o in obstacles]).reshape(-1, 4)
+        self._element_box = (boxes[:, :2].T, boxes[:, 2:].T)  # (2,E) lower, upper corners
 
         def per_piece(values: list[float]) -> np.ndarray:
             return np.array(values, dtype=float)[self.kind] if n else np.zeros(0)
@@ -172,7 +197,8 @@ class PieceField:
         self.decel = per_piece([(p.rolling if p.rolls else p.friction) * gravity for p in t])
         self.rolls = per_piece([float(p.rolls) for p in t]) > 0.5
         self.rest_z = self.height / 2.0
-        self._cell = 2.0 * float(self.radius.max()) if n else 1.0
+        self._rmax = float(self.radius.max()) if n else 0.0
+        self._cell = 2.0 * self._rmax if n else 1.0
         self._rows = int(np.ceil(self.width / self._cell)) + 4
         start = np.zeros((n, 3))
         given = np.asarray(positions, dtype=float).reshape(n, -1)
@@ -196,6 +222,7 @@ class PieceField:
         self.holder = np.full(n, -1, dtype=np.int64)
         self.at = np.zeros((n, 3))
         self._touched = np.zeros(n, dtype=bool)
+        self._slot = np.zeros(n, dtype=np.int64)  # scratch: compact index of a piece
         self._flying = 0
 
     # --- what handling mechanisms do -------------------------------------------------------
@@ -242,6 +269,7 @@ class PieceField:
         if self.pos[piece, 2] <= rest + _ON_CARPET and self.vel[piece, 2] <= 0.0:
             self.pos[piece, 2] = rest
             self.vel[piece, 2] = 0.0
+            self.spin[piece] = 0.0
             self.state[piece] = LOOSE
             self.awake[piece] = True
             self._flying -= int(was_flying)
@@ -319,6 +347,7 @@ class PieceField:
         down = idx[landed & ~out]
         self.pos[down, 2] = self.rest_z[down]
         self.vel[down, 2] = 0.0
+        self.spin[down] = 0.0
         self.state[down] = LOOSE
         self.awake[down] = True
         for piece in idx[out]:
@@ -330,22 +359,15 @@ class PieceField:
     def _roll(self, idx: np.ndarray, dt: float) -> None:
         """Loose pieces ``idx`` decelerate on the carpet, exactly over ``dt`` (never reverse)."""
         v = self.vel[idx, :2]
-        speed = np.hypot(v[:, 0], v[:, 1])
+        speed = np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1])
         a = self.decel[idx]
         after = np.maximum(speed - a * dt, 0.0)
-        stops = after == 0.0
-        dist = np.where(stops, speed * speed / (2.0 * np.where(a > 0.0, a, 1.0)),
-                        0.5 * (speed + after) * dt)
-        moving = speed > 0.0
-        unit = v / np.where(moving, speed, 1.0)[:, None]
-        self.pos[idx, :2] += unit * dist[:, None]
-        self.vel[idx, :2] = unit * after[:, None]
-        r = self.radius[idx]
-        rolls = self.rolls[idx]
-        spin = np.zeros((len(idx), 3))
-        spin[:, 0] = np.where(rolls, -self.vel[idx, 1] / r, 0.0)
-        spin[:, 1] = np.where(rolls, self.vel[idx, 0] / r, 0.0)
-        self.spin[idx] = spin
+        # Travel: the trapezoid, or v²/2a when the piece stops within the step.
+        dist = np.where(after > 0.0, 0.5 * (speed + after) * dt,
+                        speed * speed / (2.0 * np.maximum(a, 1e-300)))
+        inv = 1.0 / np.where(speed > 0.0, speed, 1.0)
+        self.pos[idx, :2] += v * (dist * inv)[:, None]
+        self.vel[idx, :2] = v * (after * inv)[:, None]
 
     def _robots(self, robots: Sequence[RobotBody]) -> np.ndarray:
         """Contacts of each robot's outline with the loose pieces near it."""
@@ -354,10 +376,11 @@ class PieceField:
             return touched
         cx = np.array([rb.body.x for rb in robots])
         cy = np.array([rb.body.y for rb in robots])
-        reach = np.array([rb.reach for rb in robots]) + float(self.radius.max())
-        dx = self.pos[:, 0][None, :] - cx[:, None]
-        dy = self.pos[:, 1][None, :] - cy[:, None]
-        near = (dx * dx + dy * dy < (reach * reach)[:, None]) & (self.state == LOOSE)[None, :]
+        reach = np.array([rb.reach for rb in robots]) + self._rmax
+        dx = self.pos[:, 0] - cx[:, None]
+        dy = self.pos[:, 1] - cy[:, None]
+        near = dx * dx + dy * dy < (reach * reach)[:, None]
+        near &= self.state == LOOSE
         if not near.any():
             return touched
         for k in np.flatnonzero(near.any(axis=1)).tolist():
@@ -367,37 +390,45 @@ class PieceField:
     def _robot(self, rb: RobotBody, idx: np.ndarray) -> bool:
         """Resolve robot ``rb`` against loose pieces ``idx``; whether any touched it."""
         b = rb.body
-        c, s = np.cos(b.heading), np.sin(b.heading)
-        local = np.array(rb.polygon, dtype=float)
-        poly = np.empty_like(local)
-        poly[:, 0] = b.x + local[:, 0] * c - local[:, 1] * s
-        poly[:, 1] = b.y + local[:, 0] * s + local[:, 1] * c
-        px, py, r = self.pos[idx, 0], self.pos[idx, 1], self.radius[idx]
-        depth, nx, ny = circle_polygon(px, py, r, poly)
-        hit = depth > 0.0
+        c, s = math.cos(b.heading), math.sin(b.heading)
+        pos = self.pos[idx, :2]
+        dx, dy = pos[:, 0] - b.x, pos[:, 1] - b.y
+        r = self.radius[idx]
+        # In the robot's frame, against its outline.
+        depth, lx, ly = circle_polygon(dx * c + dy * s, dy * c - dx * s, r,
+                                       _outline_edges(rb.polygon))
+        hit = depth > SLOP
         if not hit.any():
             return False
-        idx, depth, nx, ny, r = idx[hit], depth[hit], nx[hit], ny[hit], r[hit]
+        idx, depth, r = idx[hit], depth[hit], r[hit]
+        nx, ny = lx[hit] * c - ly[hit] * s, lx[hit] * s + ly[hit] * c
+        dx, dy = dx[hit], dy[hit]
         inv_m, inv_big, inv_j = self.inv_mass[idx], 1.0 / rb.mass, 1.0 / rb.inertia
         # Push apart first, so that the impulses act where the bodies end the step.
         share = inv_m / (inv_m + inv_big)
-        self.pos[idx, 0] += depth * share * nx
-        self.pos[idx, 1] += depth * share * ny
-        b.x -= float(np.sum(depth * (1.0 - share) * nx))
-        b.y -= float(np.sum(depth * (1.0 - share) * ny))
+        push_x, push_y = depth * share * nx, depth * share * ny
+        back_x = float((depth * nx).sum() - push_x.sum())  # the robot's part
+        back_y = float((depth * ny).sum() - push_y.sum())
+        b.x -= back_x
+        b.y -= back_y
+        # Piece centres from the robot's new centre.
+        px, py = dx + push_x + back_x, dy + push_y + back_y
+        self.pos[idx, 0] = b.x + px
+        self.pos[idx, 1] = b.y + py
         # Lever arm of the contact (any point on the line through the centre along n).
-        ax, ay = self.pos[idx, 0] - r * nx - b.x, self.pos[idx, 1] - r * ny - b.y
+        ax, ay = px - r * nx, py - r * ny
         arm = ax * ny - ay * nx
-        ux = self.vel[idx, 0] - (b.vx - b.omega * ay)
-        uy = self.vel[idx, 1] - (b.vy + b.omega * ax)
-        un = ux * nx + uy * ny
+        vel = self.vel[idx, :2]
+        un = (vel[:, 0] - (b.vx - b.omega * ay)) * nx + (vel[:, 1] - (b.vy + b.omega * ax)) * ny
         e = np.where(un < -RESTING_SPEED, self.restitution[idx], 0.0)
         j = np.where(un < 0.0, -(1.0 + e) * un / (inv_m + inv_big + arm * arm * inv_j), 0.0)
-        self.vel[idx, 0] += j * nx * inv_m
-        self.vel[idx, 1] += j * ny * inv_m
-        b.vx -= float(np.sum(j * nx)) * inv_big
-        b.vy -= float(np.sum(j * ny)) * inv_big
-        b.omega -= float(np.sum(j * arm)) * inv_j
+        jx, jy = j * nx, j * ny
+        vel[:, 0] += jx * inv_m
+        vel[:, 1] += jy * inv_m
+        self.vel[idx, :2] = vel
+        b.vx -= float(jx.sum()) * inv_big
+        b.vy -= float(jy.sum()) * inv_big
+        b.omega -= float((j * arm).sum()) * inv_j
         self.awake[idx] = True
         self._touched[idx] = True
         return True
@@ -406,43 +437,69 @@ class PieceField:
         """Piece-piece contacts of the awake pieces ``active`` with every loose piece, and of
         the sleeping pieces they touch with theirs (a push passes through two layers)."""
         loose = np.flatnonzero(self.state == LOOSE)
+        grid = None if len(active) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
+        a, b = self._near(active, loose, grid, self.awake)
+        if not len(a):
+            return
+        # Sleeping pieces an awake one touches may be pushed into their own neighbours.
+        gap = np.hypot(self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1])
+        pressed = ~self.awake[b] & (gap < self.radius[a] + self.radius[b] + SLOP)
+        if pressed.any():
+            ring = np.unique(b[pressed])
+            ringed = np.zeros(self.size, dtype=bool)
+            ringed[ring] = True
+            a2, b2 = self._near(ring, loose, grid, ringed, skip=self.awake)
+            a, b = np.concatenate((a, a2)), np.concatenate((b, b2))
+        # Solve on compact copies of the pieces involved.
+        involved = np.zeros(self.size, dtype=bool)
+        involved[a] = True
+        involved[b] = True
+        ids = np.flatnonzero(involved)
+        slot = self._slot
+        slot[ids] = np.arange(len(ids))
+        ia, ib = slot[a], slot[b]
+        pos, vel = self.pos[ids, :2], self.vel[ids, :2]
+        inv_mass, radius = self.inv_mass[ids], self.radius[ids]
+        reach = radius[ia] + radius[ib]
+        hit = self._impulses(ia, ib, reach, pos, vel, inv_mass, self.restitution[ids])
+        hit |= self._separate(ia, ib, reach, pos, inv_mass)
+        self.pos[ids, :2] = pos
+        self.vel[ids, :2] = vel
+        moved = ids[hit]
+        self.awake[moved] = True
+        self._touched[moved] = True
+
+    def _grid(self, loose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The uniform grid of the loose pieces: sorted cell keys and their pieces."""
         cell, rows = self._cell, self._rows
         keys = ((self.pos[loose, 0] // cell).astype(np.int64) + 2) * rows + \
             (self.pos[loose, 1] // cell).astype(np.int64) + 2
         order = np.argsort(keys, kind="stable")
-        grid = (keys[order], loose[order])
-        a, b = self._near(active, grid, self.awake)
-        ring = np.unique(b[~self.awake[b]])
-        if len(ring):
-            ringed = np.zeros(self.size, dtype=bool)
-            ringed[ring] = True
-            a2, b2 = self._near(ring, grid, ringed, skip=self.awake)
-            a, b = np.concatenate((a, a2)), np.concatenate((b, b2))
-        if not len(a):
-            return
-        reach = self.radius[a] + self.radius[b]
-        self._impulses(a, b, reach)
-        self._separate(a, b, reach)
+        return keys[order], loose[order]
 
-    def _near(self, active: np.ndarray, grid: tuple[np.ndarray, np.ndarray],
-              mask: np.ndarray, skip: np.ndarray | None = None
-              ) -> tuple[np.ndarray, np.ndarray]:
+    def _near(self, active: np.ndarray, loose: np.ndarray,
+              grid: tuple[np.ndarray, np.ndarray] | None, mask: np.ndarray,
+              skip: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Pairs (a in ``active``, b loose) closer than their radii plus a margin, from the
-        grid (sorted cell keys, their pieces); each pair once (``mask``: ``active`` as a mask;
-        b in ``skip`` left out)."""
-        skeys, members = grid
-        cell, rows = self._cell, self._rows
-        ax = (self.pos[active, 0] // cell).astype(np.int64) + 2
-        ay = (self.pos[active, 1] // cell).astype(np.int64) + 2
-        base = (ax[:, None] + np.array([-1, 0, 1])[None, :]) * rows + ay[:, None]
-        start = np.searchsorted(skeys, base - 1, side="left")
-        stop = np.searchsorted(skeys, base + 1, side="right")
-        counts = (stop - start).ravel()
-        total = int(counts.sum())
-        ends = np.cumsum(counts)
-        offsets = np.repeat(start.ravel() - (ends - counts), counts)
-        b = members[offsets + np.arange(total)]
-        a = np.repeat(np.repeat(active, 3), counts)
+        grid (sorted cell keys, their pieces) or, without one, all against all; each pair
+        once (``mask``: ``active`` as a mask; b in ``skip`` left out)."""
+        if grid is None:
+            a = np.repeat(active, len(loose))
+            b = np.tile(loose, len(active))
+        else:
+            skeys, members = grid
+            cell, rows = self._cell, self._rows
+            ax = (self.pos[active, 0] // cell).astype(np.int64) + 2
+            ay = (self.pos[active, 1] // cell).astype(np.int64) + 2
+            base = (ax[:, None] + _NEIGHBOUR_ROWS) * rows + ay[:, None]
+            start = np.searchsorted(skeys, base - 1, side="left")
+            stop = np.searchsorted(skeys, base + 1, side="right")
+            counts = (stop - start).ravel()
+            total = int(counts.sum())
+            ends = np.cumsum(counts)
+            offsets = np.repeat(start.ravel() - (ends - counts), counts)
+            b = members[offsets + np.arange(total)]
+            a = np.repeat(np.repeat(active, 3), counts)
         keep = (a != b) & (~mask[b] | (a < b))
         if skip is not None:
             keep &= ~skip[b]
@@ -452,97 +509,114 @@ class PieceField:
         close = dx * dx + dy * dy < reach * reach
         return a[close], b[close]
 
-    def _impulses(self, a: np.ndarray, b: np.ndarray, reach: np.ndarray) -> None:
-        """Frictionless impulses between touching, approaching pairs (a, b): a Jacobi pass
-        with restitution, then passes that stop what still approaches (a push travels
-        through a row of pieces)."""
-        dx, dy = self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1]
-        dist = np.hypot(dx, dy)
+    @staticmethod
+    def _impulses(a: np.ndarray, b: np.ndarray, reach: np.ndarray, pos: np.ndarray,
+                  vel: np.ndarray, inv_mass: np.ndarray, restitution: np.ndarray
+                  ) -> np.ndarray:
+        """Frictionless impulses between touching, approaching pairs (a, b) of the compact
+        arrays: a Jacobi pass with restitution, then passes that stop what still approaches
+        (a push travels through a row of pieces). Returns which pieces took an impulse."""
+        m = len(pos)
+        hit = np.zeros(m, dtype=bool)
+        dx, dy = pos[b, 0] - pos[a, 0], pos[b, 1] - pos[a, 1]
+        dist = np.sqrt(dx * dx + dy * dy)
         touching = (dist < reach + SLOP) & (dist > 0.0)
         if not touching.any():
-            return
-        a, b, dx, dy, dist = a[touching], b[touching], dx[touching], dy[touching], dist[touching]
-        nx, ny = dx / dist, dy / dist
-        k = 1.0 / (self.inv_mass[a] + self.inv_mass[b])
-        elastic = np.sqrt(self.restitution[a] * self.restitution[b])
-        n, inv_mass, vel = self.size, self.inv_mass, self.vel
+            return hit
+        a, b, dist = a[touching], b[touching], dist[touching]
+        nx, ny = dx[touching] / dist, dy[touching] / dist
+        k = 1.0 / (inv_mass[a] + inv_mass[b])
+        elastic = np.sqrt(restitution[a] * restitution[b])
         for first in (True,) + (False,) * (IMPULSE_PASSES - 1):
             un = (vel[b, 0] - vel[a, 0]) * nx + (vel[b, 1] - vel[a, 1]) * ny
             approach = un < 0.0
             if not approach.any():
-                return
+                break
             e = np.where(un < -RESTING_SPEED, elastic, 0.0) if first else 0.0
             j = np.where(approach, -(1.0 + e) * un * k, 0.0)
             jx, jy = j * nx, j * ny
-            vel[:, 0] += (np.bincount(b, jx, n) - np.bincount(a, jx, n)) * inv_mass
-            vel[:, 1] += (np.bincount(b, jy, n) - np.bincount(a, jy, n)) * inv_mass
-            both = np.concatenate((a[approach], b[approach]))
-            self.awake[both] = True
-            self._touched[both] = True
+            vel[:, 0] += (np.bincount(b, jx, m) - np.bincount(a, jx, m)) * inv_mass
+            vel[:, 1] += (np.bincount(b, jy, m) - np.bincount(a, jy, m)) * inv_mass
+            hit[a[approach]] = True
+            hit[b[approach]] = True
+        return hit
 
-    def _separate(self, a: np.ndarray, b: np.ndarray, reach: np.ndarray) -> None:
-        """Move overlapping pairs (a, b) apart, split by inverse mass; Jacobi passes, each
-        piece moved by the mean of its pairs' pushes (stable for a piece squeezed from
-        several sides; an isolated pair separates in one pass)."""
-        n = self.size
-        wa = self.inv_mass[a] / (self.inv_mass[a] + self.inv_mass[b])
+    @staticmethod
+    def _separate(a: np.ndarray, b: np.ndarray, reach: np.ndarray, pos: np.ndarray,
+                  inv_mass: np.ndarray) -> np.ndarray:
+        """Move overlapping pairs (a, b) of the compact arrays apart, split by inverse mass;
+        Jacobi passes, each piece moved by the mean of its pairs' pushes (stable for a piece
+        squeezed from several sides; an isolated pair separates in one pass). Returns which
+        pieces moved."""
+        m = len(pos)
+        moved = np.zeros(m, dtype=bool)
+        wa = inv_mass[a] / (inv_mass[a] + inv_mass[b])
+        wb = 1.0 - wa
         for _ in range(CORRECTION_PASSES):
-            dx, dy = self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1]
-            dist = np.hypot(dx, dy)
+            dx, dy = pos[b, 0] - pos[a, 0], pos[b, 1] - pos[a, 1]
+            dist = np.sqrt(dx * dx + dy * dy)
             over = reach - dist
             hit = over > SLOP
             if not hit.any():
-                return
+                break
             apart = dist > 0.0  # coincident centres part along x
-            nx = np.where(apart, dx / np.where(apart, dist, 1.0), 1.0)
-            ny = np.where(apart, dy / np.where(apart, dist, 1.0), 0.0)
-            push = np.where(hit, over, 0.0)
-            px, py = push * nx, push * ny
-            share = _RELAX * np.maximum(np.bincount(a[hit], minlength=n)
-                               + np.bincount(b[hit], minlength=n), 1)
-            self.pos[:, 0] += (np.bincount(b, px * (1.0 - wa), n)
-                               - np.bincount(a, px * wa, n)) / share
-            self.pos[:, 1] += (np.bincount(b, py * (1.0 - wa), n)
-                               - np.bincount(a, py * wa, n)) / share
-            moved = np.concatenate((a[hit], b[hit]))
-            self.awake[moved] = True
-            self._touched[moved] = True
+            scale = np.where(hit, over / np.where(apart, dist, 1.0), 0.0)
+            px = np.where(apart, dx * scale, over * hit)
+            py = dy * scale
+            share = np.maximum(np.bincount(a, hit, m) + np.bincount(b, hit, m), 1.0)
+            pos[:, 0] += (np.bincount(b, px * wb, m) - np.bincount(a, px * wa, m)) / share
+            pos[:, 1] += (np.bincount(b, py * wb, m) - np.bincount(a, py * wa, m)) / share
+            moved[a[hit]] = True
+            moved[b[hit]] = True
+        return moved
 
     def _bounds(self, idx: np.ndarray) -> None:
         """Walls and field elements against pieces ``idx``: pushed out, bounced."""
+        pos, r = self.pos[idx, :2], self.radius[idx]
+        x, y = pos[:, 0], pos[:, 1]
+        out = (x < r) | (x > self.length - r) | (y < r) | (y > self.width - r)
+        if out.any():
+            self._walls(idx[out])
+        if not self.elements:
+            return
+        lo, hi = self._element_box
+        near = ((x[:, None] > lo[0] - r[:, None]) & (x[:, None] < hi[0] + r[:, None])
+                & (y[:, None] > lo[1] - r[:, None]) & (y[:, None] < hi[1] + r[:, None]))
+        if not near.any():
+            return
+        for el in np.flatnonzero(near.any(axis=0)).tolist():
+            self._element(idx[near[:, el]], self.elements[el])
+
+    def _walls(self, idx: np.ndarray) -> None:
+        """Pieces ``idx`` at or beyond a wall: back inside, bounced."""
         r, e = self.radius[idx], self.restitution[idx]
-        pos, vel = self.pos[idx], self.vel[idx]
         for axis, top in ((0, self.length), (1, self.width)):
-            low, high = pos[:, axis] < r, pos[:, axis] > top - r
-            out = low | high
-            if out.any():
-                pos[:, axis] = np.clip(pos[:, axis], r, top - r)
-                v = vel[:, axis]
-                back = (low & (v < 0.0)) | (high & (v > 0.0))
-                vel[:, axis] = np.where(back, -np.where(np.abs(v) > RESTING_SPEED, e, 0.0) * v,
-                                        v)
-                self._touched[idx[out]] = True
-        rmax = float(r.max())
-        for el in self.elements:
-            near = ((pos[:, 0] > el.lo[0] - rmax) & (pos[:, 0] < el.hi[0] + rmax)
-                    & (pos[:, 1] > el.lo[1] - rmax) & (pos[:, 1] < el.hi[1] + rmax))
-            if not near.any():
-                continue
-            k = np.flatnonzero(near)
-            depth, nx, ny = circle_polygon(pos[k, 0], pos[k, 1], r[k], el.polygon)
-            hit = depth > 0.0
-            if not hit.any():
-                continue
-            k, depth, nx, ny = k[hit], depth[hit], nx[hit], ny[hit]
-            pos[k, 0] += depth * nx
-            pos[k, 1] += depth * ny
-            un = vel[k, 0] * nx + vel[k, 1] * ny
-            bounce = np.where(un < 0.0, (1.0 + np.where(un < -RESTING_SPEED, e[k], 0.0)) * un,
-                              0.0)
-            vel[k, 0] -= bounce * nx
-            vel[k, 1] -= bounce * ny
-            self._touched[idx[k]] = True
-        self.pos[idx], self.vel[idx] = pos, vel
+            p, v = self.pos[idx, axis], self.vel[idx, axis]
+            low, high = p < r, p > top - r
+            back = (low & (v < 0.0)) | (high & (v > 0.0))
+            self.pos[idx, axis] = np.clip(p, r, top - r)
+            self.vel[idx, axis] = np.where(
+                back, -np.where(np.abs(v) > RESTING_SPEED, e, 0.0) * v, v)
+        self._touched[idx] = True
+
+    def _element(self, idx: np.ndarray, el: Edges) -> None:
+        """Pieces ``idx`` near element ``el``: pushed out, bounced."""
+        depth, nx, ny = circle_polygon(self.pos[idx, 0], self.pos[idx, 1], self.radius[idx],
+                                       el)
+        hit = depth > SLOP
+        if not hit.any():
+            return
+        idx, depth, nx, ny = idx[hit], depth[hit], nx[hit], ny[hit]
+        self.pos[idx, 0] += depth * nx
+        self.pos[idx, 1] += depth * ny
+        vel = self.vel[idx, :2]
+        un = vel[:, 0] * nx + vel[:, 1] * ny
+        e = np.where(un < -RESTING_SPEED, self.restitution[idx], 0.0)
+        bounce = np.where(un < 0.0, (1.0 + e) * un, 0.0)
+        vel[:, 0] -= bounce * nx
+        vel[:, 1] -= bounce * ny
+        self.vel[idx, :2] = vel
+        self._touched[idx] = True
 
     # --- what is seen ----------------------------------------------------------------------
 

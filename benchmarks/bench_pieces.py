@@ -14,8 +14,9 @@ What is measured
       (a 6.7 m × 4.9 m rectangle and a spin, closed-loop steering) from (2 m, 2 m) through
       400 balls spread on a 20 × 20 grid over x 1.5-9.5 m, y 1-7 m: it pushes rows of them
       ahead, they roll, hit each other and the hub.
-    - swerve beside resting pieces: the same driving, the 400 balls on the other half of the
-      field (x 10-16 m): they never move, so they show what sleeping pieces cost.
+    - swerve beside resting pieces: the same driving, the 400 balls on a 20 × 20 grid at the
+      red end (x 13-16.2 m, y 0.6-7.4 m, clear of the elements): they never move after the
+      reset of each loop, so they show what sleeping pieces cost.
     - six robots, match (benchmarks/worlds.py MATCH: two kitbots, two mecanum, two swerve
       robots on their own loops, with robot-robot collisions) through 400 balls spread over
       the whole field.
@@ -186,7 +187,7 @@ def _info(pieces: FieldPieces | None, body: Callable[[int], None], per_loop: int
 def build_cases() -> dict[str, list[Case]]:
     """The cases by group; the first of each group has pieces, the second is its reference."""
     through = grid((1.5, 9.5), (1.0, 7.0))
-    resting = grid((10.0, 16.0), (1.0, 7.0))
+    resting = grid((13.0, 16.2), (0.6, 7.4))
     field = grid((1.0, 15.5), (0.8, 7.3))
     return {
         "one": [world_case("swerve + battery World, driving PATH through 400 loose balls",

@@ -28,7 +28,7 @@ import numpy as np
 
 from simserver.config.pieces import Placement, piece_types, placements, season_pieces
 from simserver.contract.snapshot import PieceSnapshot
-from simserver.models.pieces.floor import FlightModel, PieceField, RobotBody
+from simserver.models.pieces.floor import FlightModel, PieceField
 from simserver.models.pieces.types import HELD, PieceType
 
 if TYPE_CHECKING:
@@ -119,12 +119,7 @@ class FieldPieces:
     def substep(self, h: float) -> None:
         """One substep of ``h`` s after every robot moved: pieces move, meet each other, the
         walls, the elements and the robots (whose bodies take the impulses)."""
-        worlds = self.worlds
-        robots = [RobotBody(w.body(), w.polygon, w.mass, w.inertia, w.reach) for w in worlds]
-        scored, touched = self.field.step(h, robots)
-        if touched.any():
-            for k in np.flatnonzero(touched):
-                worlds[k].set_body(robots[k].body)
+        scored, _ = self.field.step(h, self.worlds)
         for piece, goal in zip(scored.pieces.tolist(), scored.goals.tolist(), strict=True):
             self._score(piece, goal)
 

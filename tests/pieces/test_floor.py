@@ -127,7 +127,7 @@ def momenta(f: PieceField, rbs: list[RobotBody], vel: np.ndarray | None = None,
     lin = (m[:, None] * v[:, :2]).sum(axis=0)
     ang = float((m * (p[:, 0] * v[:, 1] - p[:, 1] * v[:, 0])).sum())
     for k, rb in enumerate(rbs):
-        b = rb.body
+        b = rb.rigid
         vx, vy, omega = (b.vx, b.vy, b.omega) if robot_vel is None else robot_vel[k]
         lin = lin + rb.mass * np.array([vx, vy])
         ang += rb.mass * (b.x * vy - b.y * vx) + rb.inertia * omega
@@ -148,7 +148,7 @@ def test_robot_piece_contacts_conserve_linear_and_angular_momentum() -> None:
     lin0, _ = momenta(f, [rb])
     hits = 0
     for _ in range(200):
-        b = rb.body
+        b = rb.rigid
         b.x += b.vx * H
         b.y += b.vy * H
         b.heading += b.omega * H
@@ -163,7 +163,7 @@ def test_robot_piece_contacts_conserve_linear_and_angular_momentum() -> None:
         assert np.abs(lin - lin0).max() < 1e-12
         assert abs(ang - ang_before) < 1e-12
     assert hits >= 6
-    assert abs(rb.body.omega - 1.5) > 0.1  # the off-centre hits turned the robot
+    assert abs(rb.rigid.omega - 1.5) > 0.1  # the off-centre hits turned the robot
 
 
 def test_robot_pushes_pieces_and_feels_them() -> None:
@@ -172,12 +172,12 @@ def test_robot_pushes_pieces_and_feels_them() -> None:
     f = field_of([PUCK], [0], [(5.0, 4.0)])
     rb = robot(4.0, 4.0, 0.0, 2.0, 0.0, 0.0)
     for _ in range(60):
-        rb.body.x += rb.body.vx * H
+        rb.rigid.x += rb.rigid.vx * H
         f.step(H, [rb])
     assert f.vel[0, 0] > 2.0
-    assert rb.body.vx < 2.0
-    assert rb.body.vx * 50.0 + f.vel[0, 0] * PUCK.mass == pytest.approx(100.0, rel=1e-12)
-    assert f.pos[0, 0] - PUCK.radius >= rb.body.x + 0.4 - 1e-9
+    assert rb.rigid.vx < 2.0
+    assert rb.rigid.vx * 50.0 + f.vel[0, 0] * PUCK.mass == pytest.approx(100.0, rel=1e-12)
+    assert f.pos[0, 0] - PUCK.radius >= rb.rigid.x + 0.4 - 1e-9
 
 
 def test_dense_pile_stays_apart() -> None:
@@ -201,11 +201,11 @@ def test_dense_pile_stays_apart() -> None:
     rb = robot(5.0, 3.0, 0.0, 1.5, 0.0, 0.0)
     worst = 0.0
     for _ in range(600):
-        rb.body.x += rb.body.vx * H
+        rb.rigid.x += rb.rigid.vx * H
         f.step(H, [rb])
         worst = max(worst, overlaps(f))
     assert worst < 6e-3
-    rb.body.vx = 0.0
+    rb.rigid.vx = 0.0
     for _ in range(1000):
         f.step(H, [rb])
     assert overlaps(f) < 1e-5
@@ -267,11 +267,11 @@ def test_resting_pieces_sleep_until_touched() -> None:
     near = robot(1.2, 1.0, 0.0, 1.0, 0.0, 0.0)
     awake = []
     for _ in range(100):
-        near.body.x += near.body.vx * H
+        near.rigid.x += near.rigid.vx * H
         f.step(H, [near])
         awake.append(int(f.awake.sum()))
     assert 0 < max(awake) < 40
-    near.body.vx = 0.0
+    near.rigid.vx = 0.0
     for _ in range(2000):
         f.step(H, [near])
     assert not f.awake.any()
@@ -285,7 +285,7 @@ def test_same_inputs_same_arrays() -> None:
         f = PieceField([BALL, RING], [i % 2 for i in range(150)], pts, FIELD)
         rb = robot(3.0, 3.5, 0.2, 1.8, 0.3, 0.5)
         for i in range(500):
-            b = rb.body
+            b = rb.rigid
             b.x += b.vx * H
             b.y += b.vy * H
             b.heading += b.omega * H

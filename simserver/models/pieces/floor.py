@@ -50,7 +50,7 @@ GRAVITY = 9.80665  # m/s²
 RESTING_SPEED = 0.05  # m/s: slower approaches (piece-piece, robot, wall) do not bounce
 CORRECTION_PASSES = 4  # Jacobi passes of piece-piece positional correction per step
 IMPULSE_PASSES = 4  # Jacobi passes of piece-piece impulses per step
-_MARGIN = 0.25  # of the radius: piece pairs this close are corrected together
+SKIN = 0.05  # m: pairs this much farther apart than touching are watched together
 _ON_CARPET = 1e-6  # m: a released piece this close to its resting height lands at once
 _BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all against all
 _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
@@ -77,17 +77,45 @@ class FlightStep(Protocol):
     def out(self) -> np.ndarray: ...  # (n,) bool: left the field over a wall
 
 
+class Robot(Protocol):
+    """A robot as the pieces meet it (a :class:`~simserver.world.World` is one): pose (x m,
+    y m, heading rad), reach (centre to farthest outline corner, m), outline (body frame, CCW,
+    m), mass kg, yaw inertia kg·m², and its rigid body to read and, after an impact, write."""
+
+    @property
+    def pose(self) -> tuple[float, float, float]: ...
+    @property
+    def reach(self) -> float: ...
+    @property
+    def polygon(self) -> Polygon: ...
+    @property
+    def mass(self) -> float: ...
+    @property
+    def inertia(self) -> float: ...
+    def body(self) -> Body: ...
+    def set_body(self, body: Body) -> None: ...
+
+
 @dataclass
 class RobotBody:
-    """A robot as the pieces meet it: its rigid body (field frame, updated in place by
-    :meth:`PieceField.step`), outline (body frame, CCW, m), mass kg, yaw inertia kg·m² and
-    reach (centre to farthest outline corner, m)."""
+    """A bare rigid robot (a :class:`Robot`): its body ``rigid`` (field frame, updated in
+    place), outline, mass, inertia and reach as in :class:`Robot`."""
 
-    body: Body
+    rigid: Body
     polygon: Polygon
     mass: float
     inertia: float
     reach: float
+
+    @property
+    def pose(self) -> tuple[float, float, float]:
+        return self.rigid.x, self.rigid.y, self.rigid.heading
+
+    def body(self) -> Body:
+        return self.rigid
+
+    def set_body(self, body: Body) -> None:
+        self.rigid = body
 
 
 class Scored(NamedTuple):
@@ -150,6 +178,10 @@ def _outline_edges(polygon: Polygon) -> Edges:
     return edges(polygon)
 
 
+_NONE_SCORED = Scored(np.zeros(0, np.int64), np.zeros(0, np.int64))
+_OCCUPANCY_CELL = 0.5  # m: least cell of the occupancy grid robots look pieces up in
+
+
 class PieceField:
     """Every game piece of a field; pure physics (no robots by name, no I/O).
 
@@ -198,7 +230,8 @@ class PieceField:
         self.rolls = per_piece([float(p.rolls) for p in t]) > 0.5
         self.rest_z = self.height / 2.0
         self._rmax = float(self.radius.max()) if n else 0.0
-        self._cell = 2.0 * self._rmax if n else 1.0
+        self._cell = 2.0 * self._rmax + SKIN
+        self._occupancy_cell = max(_OCCUPANCY_CELL, 2.0 * self._rmax)
         self._rows = int(np.ceil(self.width / self._cell)) + 4
         start = np.zeros((n, 3))
         given = np.asarray(positions, dtype=float).reshape(n, -1)
@@ -207,23 +240,50 @@ class PieceField:
             start[:, 2] = self.rest_z
         self._start = start
         self._start_yaw = np.zeros(n) if yaw is None else np.array(yaw, dtype=float)
+        self._start_awake: np.ndarray | None = None
         self.reset()
+        self._start_awake = self._overlapping()
+        self.awake[:] = self._start_awake
 
     def reset(self) -> None:
-        """Every piece loose at its start, at rest (awake for one step, so that pieces placed
-        overlapping separate)."""
+        """Every piece loose at its start, at rest; asleep but those placed overlapping another
+        piece, a wall or an element (awake, so that they separate)."""
         n = self.size
         self.state = np.full(n, LOOSE, dtype=np.int8)
         self.pos = self._start.copy()
         self.vel = np.zeros((n, 3))
         self.spin = np.zeros((n, 3))
         self.yaw = self._start_yaw.copy()
-        self.awake = np.ones(n, dtype=bool)
+        self.awake = np.ones(n, dtype=bool) if self._start_awake is None \
+            else self._start_awake.copy()
         self.holder = np.full(n, -1, dtype=np.int64)
         self.at = np.zeros((n, 3))
         self._touched = np.zeros(n, dtype=bool)
         self._slot = np.zeros(n, dtype=np.int64)  # scratch: compact index of a piece
+        self._any_touched = False
+        self._occupancy: np.ndarray | None = None  # see _occupied
+        # The Verlet list: pairs (a, b), the awake pieces it was made for, positions then.
+        self._list: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         self._flying = 0
+
+    def _overlapping(self) -> np.ndarray:
+        """(N,) bool: loose pieces overlapping another piece, a wall or an element."""
+        out = np.zeros(self.size, dtype=bool)
+        loose = np.flatnonzero(self.state == LOOSE)
+        if not len(loose):
+            return out
+        grid = None if len(loose) ** 2 <= _BRUTE_FORCE else self._grid(loose)
+        a, b = self._near(loose, loose, grid, np.ones(self.size, dtype=bool))
+        gap = np.hypot(self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1])
+        over = gap < self.radius[a] + self.radius[b] - SLOP
+        out[a[over]] = True
+        out[b[over]] = True
+        x, y, r = self.pos[loose, 0], self.pos[loose, 1], self.radius[loose]
+        out[loose] |= (x < r) | (x > self.length - r) | (y < r) | (y > self.width - r)
+        for el in self.elements:
+            depth, _, _ = circle_polygon(x, y, r, el)
+            out[loose] |= depth > SLOP
+        return out
 
     # --- what handling mechanisms do -------------------------------------------------------
 
@@ -240,6 +300,7 @@ class PieceField:
                              f"not loose")
         if state == FLIGHT:
             self._flying -= 1
+        self._list = self._occupancy = None
         self.state[piece] = HELD
         self.holder[piece] = holder
         self.at[piece] = at
@@ -262,6 +323,7 @@ class PieceField:
         ``spin`` (rad/s): it lies on the carpet (LOOSE) when its centre is at most at its
         resting height and it does not move up, else it flies. Returns whether it flies."""
         was_flying = self.state[piece] == FLIGHT
+        self._list = self._occupancy = None
         self.pos[piece] = position
         self.vel[piece] = velocity
         self.spin[piece] = spin
@@ -283,6 +345,7 @@ class PieceField:
         """``piece`` is gone (scored and removed), where it is."""
         if self.state[piece] == FLIGHT:
             self._flying -= 1
+        self._list = self._occupancy = None
         self.state[piece] = GONE
         self.holder[piece] = -1
         self.vel[piece] = 0.0
@@ -308,14 +371,14 @@ class PieceField:
 
     # --- one step --------------------------------------------------------------------------
 
-    def step(self, dt: float, robots: Sequence[RobotBody] = ()) -> tuple[Scored, np.ndarray]:
+    def step(self, dt: float, robots: Sequence[Robot] = ()) -> tuple[Scored, np.ndarray]:
         """Advance every piece ``dt`` s and resolve their contacts with ``robots`` (whose
-        bodies are updated in place). Returns the pieces that entered a goal (still in
-        FLIGHT: the caller removes or returns them) and (R,) bool: which robots touched a
-        piece."""
-        scored = self._fly(dt) if self._flying else Scored(np.zeros(0, np.int64),
-                                                           np.zeros(0, np.int64))
-        self._touched[:] = False
+        bodies take the impulses). Returns the pieces that entered a goal (still in FLIGHT:
+        the caller removes or returns them) and (R,) bool: which robots touched a piece."""
+        scored = self._fly(dt) if self._flying else _NONE_SCORED
+        if self._any_touched:
+            self._touched[:] = False
+            self._any_touched = False
         idx = np.flatnonzero(self.awake)
         if len(idx):
             self._roll(idx, dt)
@@ -327,6 +390,8 @@ class PieceField:
             self._bounds(idx)
             moving = (self.vel[idx, 0] != 0.0) | (self.vel[idx, 1] != 0.0) | self._touched[idx]
             self.awake[idx] = moving
+            self._any_touched = True
+            self._occupancy = None
         return scored, touched
 
     def _fly(self, dt: float) -> Scored:
@@ -350,6 +415,7 @@ class PieceField:
         self.spin[down] = 0.0
         self.state[down] = LOOSE
         self.awake[down] = True
+        self._occupancy = None
         for piece in idx[out]:
             self.remove(int(piece))
         self._flying -= len(down)
@@ -369,41 +435,67 @@ class PieceField:
         self.pos[idx, :2] += v * (dist * inv)[:, None]
         self.vel[idx, :2] = v * (after * inv)[:, None]
 
-    def _robots(self, robots: Sequence[RobotBody]) -> np.ndarray:
-        """Contacts of each robot's outline with the loose pieces near it."""
+    def _robots(self, robots: Sequence[Robot]) -> np.ndarray:
+        """Contacts of each robot's outline with the loose pieces near it (an occupancy grid
+        of the loose pieces first, so a robot away from every piece costs a few µs)."""
         touched = np.zeros(len(robots), dtype=bool)
         if not robots or not self.size:
             return touched
-        cx = np.array([rb.body.x for rb in robots])
-        cy = np.array([rb.body.y for rb in robots])
-        reach = np.array([rb.reach for rb in robots]) + self._rmax
-        dx = self.pos[:, 0] - cx[:, None]
-        dy = self.pos[:, 1] - cy[:, None]
-        near = dx * dx + dy * dy < (reach * reach)[:, None]
-        near &= self.state == LOOSE
-        if not near.any():
-            return touched
-        for k in np.flatnonzero(near.any(axis=1)).tolist():
-            touched[k] = self._robot(robots[k], np.flatnonzero(near[k]))
+        occupied = self._occupied()
+        cell, (cols, rows) = self._occupancy_cell, occupied.shape
+        loose: np.ndarray | None = None
+        for k, robot in enumerate(robots):
+            x, y, _ = robot.pose
+            reach = robot.reach + self._rmax
+            i0, i1 = max(int((x - reach) / cell), 0), min(int((x + reach) / cell), cols - 1)
+            j0, j1 = max(int((y - reach) / cell), 0), min(int((y + reach) / cell), rows - 1)
+            if i0 > i1 or j0 > j1 or not occupied[i0:i1 + 1, j0:j1 + 1].any():
+                continue
+            if loose is None:
+                loose = self.state == LOOSE
+            dx, dy = self.pos[:, 0] - x, self.pos[:, 1] - y
+            near = np.flatnonzero((dx * dx + dy * dy < reach * reach) & loose)
+            if not len(near):
+                continue
+            body = robot.body()
+            if self._robot(body, robot, near):
+                robot.set_body(body)
+                touched[k] = True
         return touched
 
-    def _robot(self, rb: RobotBody, idx: np.ndarray) -> bool:
-        """Resolve robot ``rb`` against loose pieces ``idx``; whether any touched it."""
-        b = rb.body
+    def _occupied(self) -> np.ndarray:
+        """Cells (at least ``_OCCUPANCY_CELL`` m, a footprint's width) that a loose piece's
+        footprint reaches, (cols, rows) bool; rebuilt after pieces moved."""
+        if self._occupancy is not None:
+            return self._occupancy
+        cell = self._occupancy_cell
+        cols, rows = int(self.length / cell) + 1, int(self.width / cell) + 1
+        occupied = np.zeros((cols, rows), dtype=bool)
+        loose = self.state == LOOSE
+        x, y, r = self.pos[loose, 0], self.pos[loose, 1], self.radius[loose]
+        for sx, sy in ((-1.0, -1.0), (-1.0, 1.0), (1.0, -1.0), (1.0, 1.0)):
+            occupied[np.clip(((x + sx * r) / cell).astype(np.int64), 0, cols - 1),
+                     np.clip(((y + sy * r) / cell).astype(np.int64), 0, rows - 1)] = True
+        self._occupancy = occupied
+        return occupied
+
+    def _robot(self, b: Body, robot: Robot, idx: np.ndarray) -> bool:
+        """Resolve ``robot`` (its body ``b``, updated) against loose pieces ``idx``; whether
+        any touched it."""
         c, s = math.cos(b.heading), math.sin(b.heading)
         pos = self.pos[idx, :2]
         dx, dy = pos[:, 0] - b.x, pos[:, 1] - b.y
         r = self.radius[idx]
         # In the robot's frame, against its outline.
         depth, lx, ly = circle_polygon(dx * c + dy * s, dy * c - dx * s, r,
-                                       _outline_edges(rb.polygon))
+                                       _outline_edges(robot.polygon))
         hit = depth > SLOP
         if not hit.any():
             return False
         idx, depth, r = idx[hit], depth[hit], r[hit]
         nx, ny = lx[hit] * c - ly[hit] * s, lx[hit] * s + ly[hit] * c
         dx, dy = dx[hit], dy[hit]
-        inv_m, inv_big, inv_j = self.inv_mass[idx], 1.0 / rb.mass, 1.0 / rb.inertia
+        inv_m, inv_big, inv_j = self.inv_mass[idx], 1.0 / robot.mass, 1.0 / robot.inertia
         # Push apart first, so that the impulses act where the bodies end the step.
         share = inv_m / (inv_m + inv_big)
         push_x, push_y = depth * share * nx, depth * share * ny
@@ -435,19 +527,25 @@ class PieceField:
 
     def _pairs(self, active: np.ndarray) -> None:
         """Piece-piece contacts of the awake pieces ``active`` with every loose piece, and of
-        the sleeping pieces they touch with theirs (a push passes through two layers)."""
-        loose = np.flatnonzero(self.state == LOOSE)
-        grid = None if len(active) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
-        a, b = self._near(active, loose, grid, self.awake)
+        the sleeping pieces they touch with theirs (a push passes through two layers).
+
+        The pairs closer than their radii plus ``SKIN`` are kept (a Verlet list) until an
+        awake piece has moved ``SKIN``/2 since, or a piece outside them woke up."""
+        a, b = self._candidates(active)
         if not len(a):
             return
-        # Sleeping pieces an awake one touches may be pushed into their own neighbours.
         gap = np.hypot(self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1])
-        pressed = ~self.awake[b] & (gap < self.radius[a] + self.radius[b] + SLOP)
+        touching = gap < self.radius[a] + self.radius[b] + SLOP
+        if not touching.any():
+            return
+        # Sleeping pieces an awake one touches may be pushed into their own neighbours.
+        pressed = touching & ~self.awake[b]
         if pressed.any():
             ring = np.unique(b[pressed])
             ringed = np.zeros(self.size, dtype=bool)
             ringed[ring] = True
+            loose = np.flatnonzero(self.state == LOOSE)
+            grid = None if len(ring) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
             a2, b2 = self._near(ring, loose, grid, ringed, skip=self.awake)
             a, b = np.concatenate((a, a2)), np.concatenate((b, b2))
         # Solve on compact copies of the pieces involved.
@@ -469,6 +567,21 @@ class PieceField:
         self.awake[moved] = True
         self._touched[moved] = True
 
+    def _candidates(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The Verlet list of pairs for the awake pieces ``active``, rebuilt when stale."""
+        built = self._list
+        if built is not None:
+            a, b, members, at = built
+            if not (self.awake & ~members).any():
+                d = self.pos[active, :2] - at[active]
+                if float((d * d).sum(axis=1).max()) * 4.0 < SKIN * SKIN:
+                    return a, b
+        loose = np.flatnonzero(self.state == LOOSE)
+        grid = None if len(active) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
+        a, b = self._near(active, loose, grid, self.awake)
+        self._list = (a, b, self.awake.copy(), self.pos[:, :2].copy())
+        return a, b
+
     def _grid(self, loose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The uniform grid of the loose pieces: sorted cell keys and their pieces."""
         cell, rows = self._cell, self._rows
@@ -480,7 +593,7 @@ class PieceField:
     def _near(self, active: np.ndarray, loose: np.ndarray,
               grid: tuple[np.ndarray, np.ndarray] | None, mask: np.ndarray,
               skip: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """Pairs (a in ``active``, b loose) closer than their radii plus a margin, from the
+        """Pairs (a in ``active``, b loose) closer than their radii plus ``SKIN``, from the
         grid (sorted cell keys, their pieces) or, without one, all against all; each pair
         once (``mask``: ``active`` as a mask; b in ``skip`` left out)."""
         if grid is None:
@@ -505,7 +618,7 @@ class PieceField:
             keep &= ~skip[b]
         a, b = a[keep], b[keep]
         dx, dy = self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1]
-        reach = (self.radius[a] + self.radius[b]) * (1.0 + _MARGIN)
+        reach = self.radius[a] + self.radius[b] + SKIN
         close = dx * dx + dy * dy < reach * reach
         return a[close], b[close]
 

@@ -120,6 +120,8 @@ class FieldPieces:
         """One substep of ``h`` s after every robot moved: pieces move, meet each other, the
         walls, the elements and the robots (whose bodies take the impulses)."""
         scored, _ = self.field.step(h, self.worlds)
+        if not len(scored.pieces):
+            return
         for piece, goal in zip(scored.pieces.tolist(), scored.goals.tolist(), strict=True):
             self._score(piece, goal)
 

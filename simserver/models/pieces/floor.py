@@ -178,7 +178,8 @@ def _outline_edges(polygon: Polygon) -> Edges:
     return edges(polygon)
 
 
-_NONE_SCORED = Scored(np.zeros(0, np.int64), np.zeros(0, np.int64))
+_NO_PIECES = np.zeros(0, np.int64)
+_NONE_SCORED = Scored(_NO_PIECES, _NO_PIECES)
 _OCCUPANCY_CELL = 0.5  # m: least cell of the occupancy grid robots look pieces up in
 
 
@@ -244,6 +245,7 @@ class PieceField:
         self.reset()
         self._start_awake = self._overlapping()
         self.awake[:] = self._start_awake
+        self._stirred = bool(self._start_awake.any())
 
     def reset(self) -> None:
         """Every piece loose at its start, at rest; asleep but those placed overlapping another
@@ -261,6 +263,7 @@ class PieceField:
         self._touched = np.zeros(n, dtype=bool)
         self._slot = np.zeros(n, dtype=np.int64)  # scratch: compact index of a piece
         self._any_touched = False
+        self._stirred = True  # some piece may be awake (else step skips looking)
         self._occupancy: np.ndarray | None = None  # see _occupied
         # The Verlet list: pairs (a, b), the awake pieces it was made for, positions then.
         self._list: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
@@ -291,6 +294,7 @@ class PieceField:
         """Let loose ``pieces`` move again (after their velocity was changed from outside)."""
         idx = np.asarray(pieces, dtype=np.int64)
         self.awake[idx] = self.state[idx] == LOOSE
+        self._stirred = True
 
     def take(self, piece: int, holder: int, at: tuple[float, float, float]) -> None:
         """Loose or flying ``piece`` is held by robot ``holder`` at robot-frame ``at`` (m)."""
@@ -334,6 +338,7 @@ class PieceField:
             self.spin[piece] = 0.0
             self.state[piece] = LOOSE
             self.awake[piece] = True
+            self._stirred = True
             self._flying -= int(was_flying)
             return False
         self.state[piece] = FLIGHT
@@ -379,19 +384,23 @@ class PieceField:
         if self._any_touched:
             self._touched[:] = False
             self._any_touched = False
-        idx = np.flatnonzero(self.awake)
-        if len(idx):
-            self._roll(idx, dt)
+        if self._stirred:
+            idx = np.flatnonzero(self.awake)
+            if len(idx):
+                self._roll(idx, dt)
         touched = self._robots(robots)
-        idx = np.flatnonzero(self.awake)
+        idx = np.flatnonzero(self.awake) if self._stirred else _NO_PIECES
         if len(idx):
             self._pairs(idx)
             idx = np.flatnonzero(self.awake)
             self._bounds(idx)
             moving = (self.vel[idx, 0] != 0.0) | (self.vel[idx, 1] != 0.0) | self._touched[idx]
             self.awake[idx] = moving
+            self._stirred = bool(moving.any())
             self._any_touched = True
             self._occupancy = None
+        else:
+            self._stirred = False
         return scored, touched
 
     def _fly(self, dt: float) -> Scored:
@@ -415,6 +424,7 @@ class PieceField:
         self.spin[down] = 0.0
         self.state[down] = LOOSE
         self.awake[down] = True
+        self._stirred = True
         self._occupancy = None
         for piece in idx[out]:
             self.remove(int(piece))
@@ -522,7 +532,9 @@ class PieceField:
         b.vy -= float(jy.sum()) * inv_big
         b.omega -= float((j * arm).sum()) * inv_j
         self.awake[idx] = True
+        self._stirred = True
         self._touched[idx] = True
+        self._any_touched = True
         return True
 
     def _pairs(self, active: np.ndarray) -> None:

@@ -446,32 +446,48 @@ class PieceField:
         self.vel[idx, :2] = v * (after * inv)[:, None]
 
     def _robots(self, robots: Sequence[Robot]) -> np.ndarray:
-        """Contacts of each robot's outline with the loose pieces near it (an occupancy grid
-        of the loose pieces first, so a robot away from every piece costs a few µs)."""
+        """Contacts of each robot's outline with the loose pieces near it."""
         touched = np.zeros(len(robots), dtype=bool)
         if not robots or not self.size:
             return touched
+        if self._stirred:  # pieces move: every robot against every loose piece
+            cx = np.array([robot.pose[0] for robot in robots])
+            cy = np.array([robot.pose[1] for robot in robots])
+            reach = np.array([robot.reach for robot in robots]) + self._rmax
+            dx = self.pos[:, 0] - cx[:, None]
+            dy = self.pos[:, 1] - cy[:, None]
+            near = dx * dx + dy * dy < (reach * reach)[:, None]
+            near &= self.state == LOOSE
+            if near.any():
+                for k in np.flatnonzero(near.any(axis=1)).tolist():
+                    touched[k] = self._meet(robots[k], np.flatnonzero(near[k]))
+            return touched
+        # All asleep: the occupancy grid first, so a robot away from them costs a few µs.
         occupied = self._occupied()
         cell, (cols, rows) = self._occupancy_cell, occupied.shape
         loose: np.ndarray | None = None
         for k, robot in enumerate(robots):
             x, y, _ = robot.pose
-            reach = robot.reach + self._rmax
-            i0, i1 = max(int((x - reach) / cell), 0), min(int((x + reach) / cell), cols - 1)
-            j0, j1 = max(int((y - reach) / cell), 0), min(int((y + reach) / cell), rows - 1)
+            reach_k = robot.reach + self._rmax
+            i0, i1 = max(int((x - reach_k) / cell), 0), min(int((x + reach_k) / cell), cols - 1)
+            j0, j1 = max(int((y - reach_k) / cell), 0), min(int((y + reach_k) / cell), rows - 1)
             if i0 > i1 or j0 > j1 or not occupied[i0:i1 + 1, j0:j1 + 1].any():
                 continue
             if loose is None:
                 loose = self.state == LOOSE
-            dx, dy = self.pos[:, 0] - x, self.pos[:, 1] - y
-            near = np.flatnonzero((dx * dx + dy * dy < reach * reach) & loose)
-            if not len(near):
-                continue
-            body = robot.body()
-            if self._robot(body, robot, near):
-                robot.set_body(body)
-                touched[k] = True
+            ox, oy = self.pos[:, 0] - x, self.pos[:, 1] - y
+            idx = np.flatnonzero((ox * ox + oy * oy < reach_k * reach_k) & loose)
+            if len(idx):
+                touched[k] = self._meet(robot, idx)
         return touched
+
+    def _meet(self, robot: Robot, idx: np.ndarray) -> bool:
+        """``robot`` against the loose pieces ``idx`` near it; whether any touched it."""
+        body = robot.body()
+        if not self._robot(body, robot, idx):
+            return False
+        robot.set_body(body)
+        return True
 
     def _occupied(self) -> np.ndarray:
         """Cells (at least ``_OCCUPANCY_CELL`` m, a footprint's width) that a loose piece's

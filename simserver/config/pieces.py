@@ -109,8 +109,8 @@ class PiecesConfig:
     enabled: bool = boolean(True, "false leaves the pieces out (the table stays for later).")
     layout: str = choice(
         "season", ("season", "none"),
-        "`season`: the [field] season's pieces where a match starts (`simserver field` lists "
-        "them); `none`: only the pieces of [pieces.extra].")
+        "`season`: the [field] season's pieces where a match starts (the season's data, "
+        "`simserver/field/gamepieces.py`); `none`: only the pieces of [pieces.extra].")
     scored: str = choice(
         "remove", ("remove", "return"),
         "A piece that enters a goal is counted and then `remove`d from the field, or "

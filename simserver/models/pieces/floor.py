@@ -34,7 +34,6 @@ bounce. Pieces in flight do not touch robots.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -150,7 +149,8 @@ def edges(polygon: np.ndarray | Sequence[Sequence[float]]) -> Edges:
 def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray,
                    polygon: Edges | np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Overlap of circles (centres ``px``, ``py`` m, radii m; shape (n,)) with one convex CCW
-    polygon ((k,2) m, or its :class:`Edges`): (depth m, > 0 where they overlap; normal x, y:
+    polygon ((k,2) m, or its :class:`Edges`; or one polygon per circle: Edges of (n,k)
+    arrays): (depth m, > 0 where they overlap; normal x, y:
     unit vector from the polygon toward each circle's centre, along which moving the circle
     by depth separates them)."""
     e = polygon if isinstance(polygon, Edges) else edges(polygon)
@@ -166,16 +166,24 @@ def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray,
     dist = np.sqrt(d2[rows, edge])
     use_point = (smax > 0.0) & (dist > 0.0)
     safe = np.where(use_point, dist, 1.0)
-    nx = np.where(use_point, qx[rows, edge] / safe, e.fx[face])
-    ny = np.where(use_point, qy[rows, edge] / safe, e.fy[face])
+    if e.fx.ndim == 1:
+        fx, fy = e.fx[face], e.fy[face]
+    else:  # one polygon per circle
+        fx, fy = e.fx[rows, face], e.fy[rows, face]
+    nx = np.where(use_point, qx[rows, edge] / safe, fx)
+    ny = np.where(use_point, qy[rows, edge] / safe, fy)
     depth = radius - np.where(smax > 0.0, dist, smax)
     return depth, nx, ny
 
 
 @lru_cache(maxsize=64)
-def _outline_edges(polygon: Polygon) -> Edges:
-    """The edges of a robot's outline (body frame), computed once per outline."""
-    return edges(polygon)
+def _robot_edges(polygons: tuple[Polygon, ...]) -> Edges | None:
+    """The edges of robots' outlines (body frame) stacked, arrays (R,k); None when their
+    corner counts differ. Computed once per set of outlines."""
+    shapes = [edges(p) for p in polygons]
+    if len({len(e.vx) for e in shapes}) != 1:
+        return None
+    return Edges(*(np.stack(arrays) for arrays in zip(*shapes, strict=True)))
 
 
 _NO_PIECES = np.zeros(0, np.int64)
@@ -447,28 +455,32 @@ class PieceField:
 
     def _robots(self, robots: Sequence[Robot]) -> np.ndarray:
         """Contacts of each robot's outline with the loose pieces near it."""
-        touched = np.zeros(len(robots), dtype=bool)
         if not robots or not self.size:
-            return touched
+            return np.zeros(len(robots), dtype=bool)
+        poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
+        reach = np.array([robot.reach for robot in robots]) + self._rmax
         if self._stirred:  # pieces move: every robot against every loose piece
-            cx = np.array([robot.pose[0] for robot in robots])
-            cy = np.array([robot.pose[1] for robot in robots])
-            reach = np.array([robot.reach for robot in robots]) + self._rmax
-            dx = self.pos[:, 0] - cx[:, None]
-            dy = self.pos[:, 1] - cy[:, None]
+            dx = self.pos[:, 0] - poses[:, 0, None]
+            dy = self.pos[:, 1] - poses[:, 1, None]
             near = dx * dx + dy * dy < (reach * reach)[:, None]
             near &= self.state == LOOSE
-            if near.any():
-                for k in np.flatnonzero(near.any(axis=1)).tolist():
-                    touched[k] = self._meet(robots[k], np.flatnonzero(near[k]))
-            return touched
-        # All asleep: the occupancy grid first, so a robot away from them costs a few µs.
+            ks, idx = np.nonzero(near)
+        else:  # all asleep: the occupancy grid first, a robot away from them costs a few µs
+            ks, idx = self._near_robots(poses, reach)
+        if not len(ks):
+            return np.zeros(len(robots), dtype=bool)
+        return self._contacts(robots, poses, ks, idx)
+
+    def _near_robots(self, poses: np.ndarray, reach: np.ndarray
+                     ) -> tuple[np.ndarray, np.ndarray]:
+        """(robot, piece) index pairs of loose pieces within ``reach`` of the robots at
+        ``poses`` (all pieces asleep: looked up in the occupancy grid first)."""
         occupied = self._occupied()
         cell, (cols, rows) = self._occupancy_cell, occupied.shape
+        found: list[tuple[int, np.ndarray]] = []
         loose: np.ndarray | None = None
-        for k, robot in enumerate(robots):
-            x, y, _ = robot.pose
-            reach_k = robot.reach + self._rmax
+        for k, ((x, y, _), reach_k) in enumerate(zip(poses.tolist(), reach.tolist(),
+                                                     strict=True)):
             i0, i1 = max(int((x - reach_k) / cell), 0), min(int((x + reach_k) / cell), cols - 1)
             j0, j1 = max(int((y - reach_k) / cell), 0), min(int((y + reach_k) / cell), rows - 1)
             if i0 > i1 or j0 > j1 or not occupied[i0:i1 + 1, j0:j1 + 1].any():
@@ -478,16 +490,11 @@ class PieceField:
             ox, oy = self.pos[:, 0] - x, self.pos[:, 1] - y
             idx = np.flatnonzero((ox * ox + oy * oy < reach_k * reach_k) & loose)
             if len(idx):
-                touched[k] = self._meet(robot, idx)
-        return touched
-
-    def _meet(self, robot: Robot, idx: np.ndarray) -> bool:
-        """``robot`` against the loose pieces ``idx`` near it; whether any touched it."""
-        body = robot.body()
-        if not self._robot(body, robot, idx):
-            return False
-        robot.set_body(body)
-        return True
+                found.append((k, idx))
+        if not found:
+            return _NO_PIECES, _NO_PIECES
+        return (np.concatenate([np.full(len(idx), k) for k, idx in found]),
+                np.concatenate([idx for _, idx in found]))
 
     def _occupied(self) -> np.ndarray:
         """Cells (at least ``_OCCUPANCY_CELL`` m, a footprint's width) that a loose piece's
@@ -505,53 +512,84 @@ class PieceField:
         self._occupancy = occupied
         return occupied
 
-    def _robot(self, b: Body, robot: Robot, idx: np.ndarray) -> bool:
-        """Resolve ``robot`` (its body ``b``, updated) against loose pieces ``idx``; whether
-        any touched it."""
-        c, s = math.cos(b.heading), math.sin(b.heading)
-        pos = self.pos[idx, :2]
-        dx, dy = pos[:, 0] - b.x, pos[:, 1] - b.y
+    def _contacts(self, robots: Sequence[Robot], poses: np.ndarray, ks: np.ndarray,
+                  idx: np.ndarray) -> np.ndarray:
+        """Resolve the (robot ``ks``, piece ``idx``) pairs near each other, all at once; the
+        robots' bodies take their impulses. Returns (R,) bool: which robots touched."""
+        n_robots = len(robots)
+        touched = np.zeros(n_robots, dtype=bool)
+        outlines = _robot_edges(tuple(robot.polygon for robot in robots))
+        if outlines is None:  # outlines of different corner counts: one robot at a time
+            for k in np.unique(ks).tolist():
+                mine = ks == k
+                touched[k] = self._contacts([robots[k]], poses[k:k + 1],
+                                            np.zeros(int(mine.sum()), np.int64), idx[mine])[0]
+            return touched
+        c, s = np.cos(poses[:, 2])[ks], np.sin(poses[:, 2])[ks]
+        dx, dy = self.pos[idx, 0] - poses[ks, 0], self.pos[idx, 1] - poses[ks, 1]
         r = self.radius[idx]
-        # In the robot's frame, against its outline.
+        # In each robot's frame, against its outline.
         depth, lx, ly = circle_polygon(dx * c + dy * s, dy * c - dx * s, r,
-                                       _outline_edges(robot.polygon))
+                                       Edges(*(a[ks] for a in outlines)))
         hit = depth > SLOP
         if not hit.any():
-            return False
-        idx, depth, r = idx[hit], depth[hit], r[hit]
+            return touched
+        ks, idx, depth, r, c, s = ks[hit], idx[hit], depth[hit], r[hit], c[hit], s[hit]
         nx, ny = lx[hit] * c - ly[hit] * s, lx[hit] * s + ly[hit] * c
         dx, dy = dx[hit], dy[hit]
-        inv_m, inv_big, inv_j = self.inv_mass[idx], 1.0 / robot.mass, 1.0 / robot.inertia
+        used = np.unique(ks).tolist()
+        bodies = {k: robots[k].body() for k in used}
+        state = np.zeros((5, n_robots))  # x, y, vx, vy, omega of the robots touched
+        inv_big, inv_j = np.ones(n_robots), np.ones(n_robots)
+        for k, b in bodies.items():
+            state[:, k] = (b.x, b.y, b.vx, b.vy, b.omega)
+            inv_big[k], inv_j[k] = 1.0 / robots[k].mass, 1.0 / robots[k].inertia
+        n = self.size
+        inv_m = self.inv_mass[idx]
         # Push apart first, so that the impulses act where the bodies end the step.
-        share = inv_m / (inv_m + inv_big)
+        share = inv_m / (inv_m + inv_big[ks])
         push_x, push_y = depth * share * nx, depth * share * ny
-        back_x = float((depth * nx).sum() - push_x.sum())  # the robot's part
-        back_y = float((depth * ny).sum() - push_y.sum())
-        b.x -= back_x
-        b.y -= back_y
-        # Piece centres from the robot's new centre.
-        px, py = dx + push_x + back_x, dy + push_y + back_y
-        self.pos[idx, 0] = b.x + px
-        self.pos[idx, 1] = b.y + py
-        # Lever arm of the contact (any point on the line through the centre along n).
-        ax, ay = px - r * nx, py - r * ny
+        back_x = np.bincount(ks, depth * nx - push_x, n_robots)  # the robots' part
+        back_y = np.bincount(ks, depth * ny - push_y, n_robots)
+        state[0] -= back_x
+        state[1] -= back_y
+        alone = len(used) == 1  # one robot: each piece once (else a piece may meet two)
+        if alone:
+            self.pos[idx, 0] += push_x
+            self.pos[idx, 1] += push_y
+        else:
+            self.pos[:, 0] += np.bincount(idx, push_x, n)
+            self.pos[:, 1] += np.bincount(idx, push_y, n)
+        # Lever arm of the contact from the robot's new centre (any point on the line
+        # through the piece's centre along n).
+        ax = dx + push_x + back_x[ks] - r * nx
+        ay = dy + push_y + back_y[ks] - r * ny
         arm = ax * ny - ay * nx
-        vel = self.vel[idx, :2]
-        un = (vel[:, 0] - (b.vx - b.omega * ay)) * nx + (vel[:, 1] - (b.vy + b.omega * ax)) * ny
+        omega = state[4, ks]
+        un = ((self.vel[idx, 0] - (state[2, ks] - omega * ay)) * nx
+              + (self.vel[idx, 1] - (state[3, ks] + omega * ax)) * ny)
         e = np.where(un < -RESTING_SPEED, self.restitution[idx], 0.0)
-        j = np.where(un < 0.0, -(1.0 + e) * un / (inv_m + inv_big + arm * arm * inv_j), 0.0)
+        j = np.where(un < 0.0, -(1.0 + e) * un / (inv_m + inv_big[ks] + arm * arm * inv_j[ks]),
+                     0.0)
         jx, jy = j * nx, j * ny
-        vel[:, 0] += jx * inv_m
-        vel[:, 1] += jy * inv_m
-        self.vel[idx, :2] = vel
-        b.vx -= float(jx.sum()) * inv_big
-        b.vy -= float(jy.sum()) * inv_big
-        b.omega -= float((j * arm).sum()) * inv_j
+        if alone:
+            self.vel[idx, 0] += jx * inv_m
+            self.vel[idx, 1] += jy * inv_m
+        else:
+            self.vel[:, 0] += np.bincount(idx, jx * inv_m, n)
+            self.vel[:, 1] += np.bincount(idx, jy * inv_m, n)
+        state[2] -= np.bincount(ks, jx, n_robots) * inv_big
+        state[3] -= np.bincount(ks, jy, n_robots) * inv_big
+        state[4] -= np.bincount(ks, j * arm, n_robots) * inv_j
+        for k, b in bodies.items():
+            b.x, b.y, b.vx, b.vy, b.omega = state[:, k].tolist()
+            robots[k].set_body(b)
+            touched[k] = True
         self.awake[idx] = True
         self._stirred = True
         self._touched[idx] = True
         self._any_touched = True
-        return True
+        return touched
 
     def _pairs(self, active: np.ndarray) -> None:
         """Piece-piece contacts of the awake pieces ``active`` with every loose piece, and of

@@ -1,7 +1,8 @@
 """Run every benchmark: throughput of the physics core (kitbot vs WPILib; swerve, a full robot
-and six colliding robots), mechanisms vs WPILib's, latency over NetworkTables (a plain ntcore
-client, and a real robot program through the bridge), real-time pacing, lock-step with a real
-robot program, the cost of a camera frame against photonlibpy's simulation, and memory.
+and six colliding robots; game pieces on the field), mechanisms vs WPILib's, latency over
+NetworkTables (a plain ntcore client, and a real robot program through the bridge), real-time
+pacing, lock-step with a real robot program, the cost of a camera frame against photonlibpy's
+simulation, and memory.
 
 Each benchmark prints its figures next to a reference measured in the same run (WPILib's
 models; an NT echo; bare processes). The figures are information, not pass/fail: the exit
@@ -28,6 +29,7 @@ from pathlib import Path
 
 try:
     from benchmarks import (
+        bench_pieces,
         disconnect,
         inputs_memory,
         latency,
@@ -42,6 +44,7 @@ try:
     )
     from benchmarks._common import machine_info, machine_line
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
+    import bench_pieces  # type: ignore
     import disconnect  # type: ignore
     import inputs_memory  # type: ignore
     import latency  # type: ignore
@@ -56,11 +59,11 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     from _common import machine_info, machine_line  # type: ignore
 
 FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0,
-        "lockstep": 60.0, "vision_poses": 200, "worlds": 30.0, "worlds_repeats": 3,
+        "lockstep": 60.0, "vision_poses": 200, "worlds": 30.0, "worlds_repeats": 3, "pieces": 30.0,
         "mechanisms": 60.0, "robot_switches": 1000, "kills": 120, "freezes": 20,
         "inputs_mb": 60.0}
 QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0,
-         "lockstep": 10.0, "vision_poses": 50, "worlds": 5.0, "worlds_repeats": 1,
+         "lockstep": 10.0, "vision_poses": 50, "worlds": 5.0, "worlds_repeats": 1, "pieces": 5.0,
          "mechanisms": 10.0, "robot_switches": 100, "kills": 12, "freezes": 3, "inputs_mb": 5.0}
 
 
@@ -69,7 +72,7 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                     vis: dict | None = None, wor: dict | None = None,
                     mech: dict | None = None, rlat: dict | None = None,
                     mem: dict | None = None, gone: dict | None = None,
-                    inp: dict | None = None) -> str:
+                    inp: dict | None = None, pie: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, every section measured."""
     lines = [
         "# simserver benchmark figures",
@@ -89,6 +92,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
     ]
     if wor is not None:
         lines += [worlds.format_markdown(wor).rstrip(), ""]
+    if pie is not None:
+        lines += [bench_pieces.format_markdown(pie).rstrip(), ""]
     if mech is not None:
         lines += ["## Mechanisms", "", mechanisms.format_markdown(mech).rstrip(), ""]
     lines += ["## Latency", "", latency.format_markdown(lat).rstrip(), ""]
@@ -132,6 +137,9 @@ def main(argv: list[str] | None = None) -> int:
     wor = worlds.measure_worlds(p["worlds"], int(p["worlds_repeats"]))
     print(worlds.format_table(wor), flush=True)
     print(flush=True)
+    pie = bench_pieces.measure_pieces(p["pieces"], int(p["worlds_repeats"]))
+    print(bench_pieces.format_table(pie), flush=True)
+    print(flush=True)
     mech = mechanisms.measure_mechanisms(p["mechanisms"], int(p["repeats"]))
     print(mechanisms.format_table(mech), flush=True)
     print(flush=True)
@@ -168,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis,
-                                               wor, mech, rlat, mem, gone, inp),
+                                               wor, mech, rlat, mem, gone, inp, pie),
                                 encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

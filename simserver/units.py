@@ -34,6 +34,7 @@ DIMENSIONS: dict[str, tuple[str, str]] = {
     "moment of inertia": ("[mass] * [length] ** 2", "kg*m^2"),
     "inductance": ("[mass] * [length] ** 2 / [current] ** 2 / [time] ** 2", "H"),
     "charge": ("[current] * [time]", "A*h"),
+    "area": ("[length] ** 2", "m^2"),
     "volume": ("[length] ** 3", "m^3"),
     "pressure": ("[mass] / [length] / [time] ** 2", "Pa"),
     "temperature": ("[temperature]", "K"),

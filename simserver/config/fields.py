@@ -175,9 +175,10 @@ def number(
 
 
 def integer(default: int | None, doc: str, *, minimum: int | None = None,
-            maximum: int | None = None, usual: Usual = (None, None)) -> Any:
-    """A whole number."""
-    spec = Spec("integer", doc, default=default, required=default is None,
+            maximum: int | None = None, usual: Usual = (None, None),
+            optional: bool = False) -> Any:
+    """A whole number; ``optional`` ones may be left out (then None)."""
+    spec = Spec("integer", doc, default=default, required=default is None and not optional,
                 **_bounds(minimum, maximum, False, usual))
     return _field(spec)
 
@@ -187,9 +188,11 @@ def boolean(default: bool, doc: str) -> Any:
     return _field(Spec("boolean", doc, default=default))
 
 
-def choice(default: str | None, choices: tuple[str, ...], doc: str) -> Any:
-    """One string out of a fixed set."""
-    spec = Spec("choice", doc, default=default, required=default is None, choices=choices)
+def choice(default: str | None, choices: tuple[str, ...], doc: str, *,
+           optional: bool = False) -> Any:
+    """One string out of a fixed set; ``optional`` ones may be left out (then None)."""
+    spec = Spec("choice", doc, default=default, required=default is None and not optional,
+                choices=choices)
     return _field(spec)
 
 

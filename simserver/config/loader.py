@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from simserver import units
-from simserver.config import hal, plausible
+from simserver.config import hal, pieces, plausible
 from simserver.config.fields import ABSENT_MODEL, Spec, spec_of
 from simserver.config.issues import ConfigError, ConfigIssue, missing_name
 from simserver.config.model import Config, MechanismSection, SwitchConfig
 from simserver.config.references import drivetrain_motors, motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.tomlshape import TomlShapeError, check_shape
+from simserver.field.seasons import field_size
 from simserver.models.api import DriveMotor, ModelType
 from simserver.models.motor import MotorCatalogError, motor_by_name
 from simserver.models.obstacles import convex_ccw
@@ -699,6 +700,10 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
     _check_obstacles(cfg, issues)
     _check_wiring(cfg, issues)
     _check_names(cfg, issues)
+    if own_field and cfg.pieces is not None:
+        season_length, season_width = field_size(cfg.field.season)
+        pieces.check(cfg.pieces, cfg.field.season, (cfg.field.length or season_length,
+                                                   cfg.field.width or season_width), issues)
     if cfg.sim.tick < cfg.sim.substep:
         issues.append(ConfigIssue(
             "sim.tick", f"must be at least sim.substep ({cfg.sim.substep * 1e3:g} ms)"

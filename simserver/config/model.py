@@ -54,6 +54,7 @@ from simserver.config.limits import (
     USUAL_FIELD,
 )
 from simserver.config.losses import DriveLossesConfig, LinearCharacterization
+from simserver.config.pieces import PiecesConfig
 from simserver.config.vision import CameraConfig, VisionConfig
 
 SEASONS = ("2022", "2023", "2024", "2025", "2026")
@@ -570,8 +571,8 @@ class OtherRobotConfig:
 
     config: str = text(
         None, "Its own simserver config file (robot, drivetrain, motors, encoders...), relative "
-        "to this file. Its [field], [sim] and [bridge] are not used: it lives on this file's "
-        "field and clock.")
+        "to this file. Its [field], [sim], [bridge] and [pieces] are not used: it lives on "
+        "this file's field and clock.")
     inputs: str | None = text(
         None, "A CSV of scripted inputs (the format of `simserver run --inputs`), relative to "
         "this file. Without it, the robot reads its inputs from NetworkTables under "
@@ -616,6 +617,8 @@ class Config:
     cameras: dict[str, CameraConfig] = table(
         "Cameras on the robot by name (PhotonVision and/or Limelight topics).")
     vision: VisionConfig = section(VisionConfig, "What the cameras can see.")
+    pieces: PiecesConfig | None = optional_section(
+        "Game pieces on the field; leave out for a field without pieces.")
     robots: dict[str, OtherRobotConfig] = table(
         "Other robots on the field by name (opponents, partners, obstacles that move).")
     others: dict[str, Config] | None = derived(

@@ -44,6 +44,7 @@ from simserver.util.lograte import LogLimiter
 from simserver.util.untrusted import clip
 from simserver.world import ModelBuildError, World
 from simserver.world.arena import Arena
+from simserver.world.pieces import field_pieces
 
 log = logging.getLogger("simserver.session")
 
@@ -108,6 +109,7 @@ class Session:
         self.others = {name: World(other) for name, other in (cfg.others or {}).items()}
         self.arena = None if not self.others else Arena(
             {"": self.world, **self.others}, cfg.field.restitution, cfg.field.wall_friction)
+        self.pieces = field_pieces(cfg, {"": self.world, **self.others})
         self.other_scripts = {
             name: load_script(entry.inputs, list(self.others[name].cfg.motors),
                               list(self.others[name].cfg.solenoids))

@@ -1,6 +1,7 @@
 """Several robots on one field: each robot is a :class:`~simserver.world.World` (its own
 drivetrain, battery, mechanisms and seeded generator); the arena steps them substep by substep
-and resolves robot-robot contacts after each substep, with the field's restitution and friction.
+and resolves robot-robot contacts after each substep, with the field's restitution and friction,
+then steps the field's game pieces (carried by the first world: ``World.field_pieces``).
 
 Nothing is shared between arenas or worlds, so two arenas can run in one process.
 
@@ -49,12 +50,15 @@ class Arena:
         """Advance every robot ``dt`` seconds in whole substeps (at least one)."""
         n = max(1, round(dt / self.substep))
         worlds = self.worlds.values()
+        pieces = self._list[0].field_pieces
         for w in worlds:
             w.begin_tick()
         for _ in range(n):
             for w in worlds:
                 w.advance()
             self.collide()
+            if pieces is not None:
+                pieces.substep(self.substep)
         for w in worlds:
             w.end_tick(n)
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,9 @@ from simserver.models.sensors import Encoder, Gyro
 from simserver.models.walls import Body, FieldWalls
 from simserver.units import unit_kind, unit_scale
 from simserver.world.drivetrains.stationary import Stationary
+
+if TYPE_CHECKING:
+    from simserver.world.pieces import FieldPieces
 
 log = logging.getLogger("simserver.world")
 
@@ -137,6 +140,9 @@ class World:
         self._counts = {name: m.count for name, m in cfg.motors.items()}
         self.solenoids = {name: s.initial for name, s in cfg.solenoids.items()}
         self._pieces: PieceAccess | None = None
+        # The field's game pieces, on the main robot's world (the first of an arena), which
+        # steps, resets and snapshots them (simserver.world.pieces).
+        self.field_pieces: FieldPieces | None = None
         self.reset()
 
     @staticmethod
@@ -207,6 +213,8 @@ class World:
         self.solenoids = {name: s.initial for name, s in self.cfg.solenoids.items()}
         self.time = 0.0
         self._open_tick()
+        if self.field_pieces is not None:
+            self.field_pieces.reset()
         self.distance = 0.0
         self.wall_hits = 0
         self.touching_wall = False
@@ -368,8 +376,11 @@ class World:
         """Advance ``dt`` seconds in whole substeps (at least one)."""
         n = max(1, round(dt / self.substep))
         self.begin_tick()
+        pieces = self.field_pieces
         for _ in range(n):
             self.advance()
+            if pieces is not None:
+                pieces.substep(self.substep)
         self.end_tick(n)
 
     def begin_tick(self) -> None:
@@ -547,4 +558,5 @@ class World:
             drive={n: v for n, v in outputs.items() if n in nt},
             drive_log={n: v for n, v in outputs.items() if n not in nt},
             frames=self.frames,
+            pieces=None if self.field_pieces is None else self.field_pieces.snapshot(),
         )

@@ -22,10 +22,8 @@ defines a new type (then every key but ``lift_coefficient`` is required).
 from __future__ import annotations
 
 import dataclasses
-import importlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from simserver.config.fields import (
     boolean,
@@ -39,6 +37,9 @@ from simserver.config.fields import (
 )
 from simserver.config.issues import ConfigIssue, missing_name
 from simserver.config.limits import DEG, LARGEST_FIELD
+from simserver.field import gamepieces
+from simserver.field.gamepieces import Exit, Placement
+from simserver.models.pieces.goals import Goal
 from simserver.models.pieces.types import PieceType
 
 SHAPES = ("sphere", "ring", "cylinder")
@@ -120,52 +121,23 @@ class PiecesConfig:
     extra: dict[str, PlacementConfig] = table("More pieces by name, placed at reset.")
 
 
-class Placement(NamedTuple):
-    """A piece placed at reset: type name, field x, y m, centre height z m (None: resting on
-    the carpet) and yaw rad."""
-
-    type: str
-    x: float
-    y: float
-    z: float | None = None
-    yaw: float = 0.0
-
-
 class SeasonPieces(NamedTuple):
     """A season's piece data (:mod:`simserver.field.gamepieces`)."""
 
     types: dict[str, PieceType]
-    layout: list[Any]
-    goals: list[Any]
-    exits: dict[str, list[Any]]
-
-
-def _season_module() -> Any:
-    """:mod:`simserver.field.gamepieces`, or None where it is not installed."""
-    try:
-        return importlib.import_module("simserver.field.gamepieces")
-    except ModuleNotFoundError:
-        return None
+    layout: list[Placement]
+    goals: list[Goal]
+    exits: dict[str, list[Exit]]
 
 
 def season_pieces(season: str) -> SeasonPieces:
     """The piece types, starting layout, goals and scored-piece exits of ``season`` (all
-    empty when the season data is not installed or the season has none)."""
-    module = _season_module()
-    if module is None:
+    empty for a season without game-piece data)."""
+    if season not in gamepieces.PIECE_SEASONS:
         return SeasonPieces({}, [], [], {})
-
-    def get(name: str, empty: Any) -> Any:
-        fn: Callable[[str], Any] | None = getattr(module, name, None)
-        if fn is None:
-            return empty
-        try:
-            return fn(season)
-        except (KeyError, ValueError):  # a season without pieces
-            return empty
-
-    return SeasonPieces(get("season_piece_types", {}), get("starting_layout", []),
-                        get("season_goals", []), get("scored_exits", {}))
+    return SeasonPieces(gamepieces.season_piece_types(season),
+                        gamepieces.starting_layout(season),
+                        gamepieces.season_goals(season), gamepieces.scored_exits(season))
 
 
 def piece_types(cfg: PiecesConfig, season: SeasonPieces) -> dict[str, PieceType]:
@@ -185,8 +157,7 @@ def piece_types(cfg: PiecesConfig, season: SeasonPieces) -> dict[str, PieceType]
 def placements(cfg: PiecesConfig, season: SeasonPieces) -> list[Placement]:
     """Every piece placed at reset: the season's layout (``layout = "season"``), then
     ``cfg.extra`` in file order."""
-    out = [Placement(p.type, p.x, p.y, getattr(p, "z", None), getattr(p, "yaw", 0.0))
-           for p in (season.layout if cfg.layout == "season" else [])]
+    out = list(season.layout) if cfg.layout == "season" else []
     out += [Placement(e.type, e.x, e.y, None, e.yaw) for e in cfg.extra.values()]
     return out
 

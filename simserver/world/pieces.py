@@ -19,7 +19,6 @@ scored per alliance and per goal. The main robot's snapshot carries a
 
 from __future__ import annotations
 
-import importlib
 import math
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -28,7 +27,9 @@ import numpy as np
 
 from simserver.config.pieces import Placement, piece_types, placements, season_pieces
 from simserver.contract.snapshot import PieceSnapshot
+from simserver.models.pieces.flight import Flight
 from simserver.models.pieces.floor import FlightModel, PieceField
+from simserver.models.pieces.goals import Goal
 from simserver.models.pieces.types import HELD, PieceType
 
 if TYPE_CHECKING:
@@ -38,17 +39,9 @@ if TYPE_CHECKING:
 ALLIANCES = ("blue", "red")
 
 
-def flight_model(types: Sequence[PieceType], goals: Sequence[Any], world: World
-                 ) -> FlightModel | None:
-    """The flight model of pieces in the air (:mod:`simserver.models.pieces.flight`), or None
-    where it is not installed (pieces then fall under gravity alone and enter no goal)."""
-    try:
-        module = importlib.import_module("simserver.models.pieces.flight")
-    except ModuleNotFoundError:
-        return None
-    flight: FlightModel = module.Flight(types, goals, world.obstacles.obstacles,
-                                        world.field_size)
-    return flight
+def flight_model(types: Sequence[PieceType], goals: Sequence[Goal], world: World) -> Flight:
+    """The flight model of pieces in the air over ``world``'s field."""
+    return Flight(types, goals, world.obstacles.obstacles, world.field_size)
 
 
 def field_pieces(cfg: Config, worlds: Mapping[str, World]) -> FieldPieces | None:

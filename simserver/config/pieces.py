@@ -22,6 +22,7 @@ defines a new type (then every key but ``lift_coefficient`` is required).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -38,9 +39,10 @@ from simserver.config.fields import (
 from simserver.config.issues import ConfigIssue, missing_name
 from simserver.config.limits import DEG, LARGEST_FIELD
 from simserver.field import gamepieces
-from simserver.field.gamepieces import Exit, Placement
+from simserver.field.gamepieces import Exit, Placement, Station
 from simserver.models.pieces.goals import Goal
 from simserver.models.pieces.types import PieceType
+from simserver.util.untrusted import excerpt
 
 SHAPES = ("sphere", "ring", "cylinder")
 TYPE_KEYS = ("shape", "radius", "height", "mass", "restitution", "friction", "rolling",
@@ -103,6 +105,20 @@ class PlacementConfig:
 
 
 @dataclass(frozen=True)
+class FeedConfig:
+    """Human-player feeding (`[pieces.feeding.<name>]`): `count` pieces from `station`'s
+    stock, the first at `at`, then one each `interval` (while the stock lasts)."""
+
+    station: str = text(None, "The station's name, e.g. \"Blue outpost\" (docs/gamepieces.md "
+                        "lists each season's).")
+    at: float = quantity("0 s", "time", "Simulated time of the first piece.", minimum=0.0,
+                         maximum=3600.0)
+    count: int = integer(1, "How many pieces.", minimum=1, maximum=200)
+    interval: float = quantity("1 s", "time", "Time between two pieces.", minimum=0.05,
+                               maximum=600.0)
+
+
+@dataclass(frozen=True)
 class PiecesConfig:
     """Game pieces on the field. Leave the whole `[pieces]` table out for a field without
     pieces."""
@@ -119,6 +135,13 @@ class PiecesConfig:
     types: dict[str, PieceTypeConfig] = table(
         "Piece types by name: a season type's keys to override, or new types.")
     extra: dict[str, PlacementConfig] = table("More pieces by name, placed at reset.")
+    stock: int | None = integer(
+        None, "Pieces staged at each human-player station at reset (off the field until "
+        "fed by [pieces.feeding] or `/simserver/pieces/feed`). Default: with `layout = "
+        "\"season\"` the season's (24 FUEL per 2026 outpost, none at 2024's sources), "
+        "else none.", minimum=0, maximum=200, optional=True)
+    feeding: dict[str, FeedConfig] = table(
+        "Human-player feeding on a schedule, by name: pieces fed at a station from a time.")
 
 
 class SeasonPieces(NamedTuple):
@@ -128,16 +151,18 @@ class SeasonPieces(NamedTuple):
     layout: list[Placement]
     goals: list[Goal]
     exits: dict[str, list[Exit]]
+    stations: list[Station]
 
 
 def season_pieces(season: str) -> SeasonPieces:
     """The piece types, starting layout, goals and scored-piece exits of ``season`` (all
     empty for a season without game-piece data)."""
     if season not in gamepieces.PIECE_SEASONS:
-        return SeasonPieces({}, [], [], {})
+        return SeasonPieces({}, [], [], {}, [])
     return SeasonPieces(gamepieces.season_piece_types(season),
                         gamepieces.starting_layout(season),
-                        gamepieces.season_goals(season), gamepieces.scored_exits(season))
+                        gamepieces.season_goals(season), gamepieces.scored_exits(season),
+                        gamepieces.stations(season))
 
 
 def piece_types(cfg: PiecesConfig, season: SeasonPieces) -> dict[str, PieceType]:
@@ -181,6 +206,7 @@ def check(cfg: PiecesConfig, season_name: str, field_size: tuple[float, float],
                 dataclasses.replace(cfg, types={name: entry}), season)[name]
         except ValueError as exc:
             issues.append(ConfigIssue(path, str(exc)))
+    _check_feeding(cfg, season, issues)
     length, width = field_size
     for name, extra in cfg.extra.items():
         path = f"pieces.extra.{name}"
@@ -195,3 +221,25 @@ def check(cfg: PiecesConfig, season_name: str, field_size: tuple[float, float],
                 issues.append(ConfigIssue(
                     f"{path}.{key}", f"{value:g} m is off the field: the piece's centre must "
                     f"lie between {r:g} m and {top - r:g} m (its radius from the walls)"))
+
+
+def station_stock(cfg: PiecesConfig, station: Station) -> int:
+    """Pieces staged at ``station`` at reset: [pieces] stock, else the season's."""
+    return station.stock if cfg.stock is None else cfg.stock
+
+
+def _check_feeding(cfg: PiecesConfig, season: SeasonPieces, issues: list[ConfigIssue]) -> None:
+    """Every [pieces.feeding] entry names a station of the season that has pieces to feed."""
+    by_name = {st.name: st for st in season.stations}
+    for name, feed in cfg.feeding.items():
+        path = f"pieces.feeding.{name}.station"
+        station = by_name.get(feed.station)
+        if station is None:
+            hint = difflib.get_close_matches(feed.station, list(by_name), n=1)
+            issues.append(ConfigIssue(path, f"no human-player station named "
+                                            f"{excerpt(feed.station)} in this season (known: "
+                                            f"{', '.join(by_name) or 'none'})"
+                                            + (f"; did you mean {hint[0]!r}?" if hint else "")))
+        elif station_stock(cfg, station) == 0 or (cfg.layout != "season" and cfg.stock is None):
+            issues.append(ConfigIssue(path, f"{feed.station!r} has no pieces staged: set "
+                                            f"[pieces] stock (pieces per station)"))

@@ -25,12 +25,19 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from simserver.config.pieces import Placement, piece_types, placements, season_pieces
+from simserver.config.pieces import (
+    Placement,
+    piece_types,
+    placements,
+    season_pieces,
+    station_stock,
+)
 from simserver.contract.snapshot import PieceSnapshot
 from simserver.models.pieces.flight import Flight
 from simserver.models.pieces.floor import FlightModel, PieceField
 from simserver.models.pieces.goals import Goal
 from simserver.models.pieces.types import HELD, PieceType
+from simserver.world.feeding import Feed, Feeder
 
 if TYPE_CHECKING:
     from simserver.config.model import Config
@@ -52,7 +59,18 @@ def field_pieces(cfg: Config, worlds: Mapping[str, World]) -> FieldPieces | None
     season = season_pieces(cfg.field.season)
     types = piece_types(cfg.pieces, season)
     exits = season.exits if cfg.pieces.scored == "return" else {}
-    return FieldPieces(worlds, types, placements(cfg.pieces, season), season.goals, exits)
+    placed = placements(cfg.pieces, season)
+    stock: dict[str, list[int]] = {}
+    if season.types and (cfg.pieces.layout == "season" or cfg.pieces.stock is not None):
+        kind = next(iter(season.types))
+        for st in season.stations:
+            count = station_stock(cfg.pieces, st)
+            stock[st.name] = list(range(len(placed), len(placed) + count))
+            placed += [Placement(kind, st.x, st.y, st.z)] * count
+    pieces = FieldPieces(worlds, types, placed, season.goals, exits)
+    schedule = [Feed(f.station, f.at, f.count, f.interval) for f in cfg.pieces.feeding.values()]
+    pieces.feeder = Feeder(pieces.field, season.stations, stock, schedule)
+    return pieces
 
 
 class FieldPieces:
@@ -93,6 +111,7 @@ class FieldPieces:
         self._exits = [tuple((exits or {}).get(g.name, ())) for g in self.goals]
         self._kind = self.field.kind.copy()
         self._kind.setflags(write=False)
+        self.feeder: Feeder | None = None  # the human players (field_pieces sets it)
         self.access = tuple(RobotPieces(self, i) for i in range(len(self.worlds)))
         self.main.field_pieces = self
         for world, access in zip(self.worlds, self.access, strict=True):
@@ -102,6 +121,8 @@ class FieldPieces:
     def reset(self) -> None:
         """Every piece back to its start; counts to 0."""
         self.field.reset()
+        if self.feeder is not None:
+            self.feeder.reset()
         self.scores = dict.fromkeys(ALLIANCES, 0)
         self.goal_counts = {g.name: 0 for g in self.goals}
         self.picked_up = dict.fromkeys(self.names, 0)
@@ -112,6 +133,8 @@ class FieldPieces:
     def substep(self, h: float) -> None:
         """One substep of ``h`` s after every robot moved: pieces move, meet each other, the
         walls, the elements and the robots (whose bodies take the impulses)."""
+        if self.feeder is not None:
+            self.feeder.due(self.main.time)
         scored, _ = self.field.step(h, self.worlds)
         if not len(scored.pieces):
             return

@@ -251,8 +251,12 @@ def test_season_layout_from_the_season_data() -> None:
     world = World(cfg)
     pieces = field_pieces(cfg, {"": world})
     assert pieces is not None
-    pos = pieces.field.pos[:, :2].tolist()
+    placed = len(layout) + 1
+    pos = pieces.field.pos[:placed, :2].tolist()
     assert pos == [[p.x, p.y] for p in layout] + [[1.0, 1.0]]
+    staged = pieces.field.state[placed:]  # the two outposts' 24 FUEL, off the field
+    assert len(staged) == 48 and np.all(staged == GONE)
+    assert np.all(pieces.field.state[:placed] == LOOSE)
     assert set(pieces.field.mass.tolist()) == {0.5}
     assert pieces.field.radius[0] == season_piece_types("2026")["fuel"].radius
 

@@ -1,0 +1,91 @@
+"""Human-player feeding: a station's staged pieces come onto the field on the [pieces.feeding]
+schedule or when asked, from the station's point with its direction and speed, and no more
+than the stock; a reset stages them again; bad feeding config is refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from simserver.config.issues import ConfigError
+from simserver.config.loader import default_config_text, loads
+from simserver.field.gamepieces import stations
+from simserver.models.pieces.types import FLIGHT, GONE, LOOSE
+from simserver.world import World
+from simserver.world.pieces import FieldPieces, field_pieces
+
+OUTPOST = next(st for st in stations("2026") if st.name == "Blue outpost")
+
+
+def fed_world(feeding: str, stock: int = 3) -> tuple[World, FieldPieces]:
+    cfg = loads(default_config_text() + f'\n[pieces]\nlayout = "none"\nstock = {stock}\n'
+                + feeding)
+    world = World(cfg)
+    pieces = field_pieces(cfg, {"": world})
+    assert pieces is not None and pieces.feeder is not None
+    return world, pieces
+
+
+def until(world: World, t: float) -> None:
+    while world.time < t - 1e-9:
+        world.step(0.02)
+
+
+def test_schedule_feeds_from_the_station_until_the_stock_runs_out() -> None:
+    world, pieces = fed_world('[pieces.feeding.hp]\nstation = "Blue outpost"\nat = "1 s"\n'
+                              'count = 5\ninterval = "0.5 s"\n')
+    field, feeder = pieces.field, pieces.feeder
+    assert feeder is not None
+    staged = np.flatnonzero(field.state == GONE)
+    assert len(staged) == 6  # both outposts' stock of 3
+    until(world, 0.98)
+    assert feeder.fed["Blue outpost"] == 0
+    until(world, 1.0)
+    assert feeder.fed["Blue outpost"] == 1 and feeder.left("Blue outpost") == 2
+    piece = int(np.flatnonzero(field.state != GONE)[0])
+    # It left the station's point along the station's direction at its speed.
+    assert field.state[piece] in (FLIGHT, LOOSE)
+    assert field.pos[piece, 0] > OUTPOST.x and abs(field.pos[piece, 1] - OUTPOST.y) < 1e-9
+    until(world, 3.5)
+    assert feeder.fed["Blue outpost"] == 3 and feeder.left("Blue outpost") == 0
+    until(world, 6.0)
+    out = np.flatnonzero(field.state != GONE)
+    assert len(out) == 3 and np.all(field.state[out] == LOOSE)
+    length, width = world.field_size
+    r = field.radius[out]
+    assert np.all((field.pos[out, 0] >= r) & (field.pos[out, 0] <= length - r))
+    assert np.all((field.pos[out, 1] >= r) & (field.pos[out, 1] <= width - r))
+    world.reset()
+    assert feeder.left("Blue outpost") == 3 and np.all(field.state == GONE)
+
+
+def test_feed_on_request() -> None:
+    world, pieces = fed_world("", stock=1)
+    feeder = pieces.feeder
+    assert feeder is not None
+    assert not feeder.feed("Nowhere")
+    assert feeder.feed("Red outpost")
+    assert not feeder.feed("Red outpost")
+    world.step(0.02)
+    snap = world.snapshot().pieces
+    assert snap is not None and int((snap.state != GONE).sum()) == 1
+
+
+@pytest.mark.parametrize(("text", "key", "words"), [
+    ('[pieces.feeding.hp]\nstation = "Blue outpst"\n', "pieces.feeding.hp.station",
+     "did you mean 'Blue outpost'"),
+    ('[pieces.feeding.hp]\nstation = "Blue outpost"\ncount = 0\n', "pieces.feeding.hp.count",
+     "1 ≤ value ≤ 200"),
+])
+def test_bad_feeding_is_refused(text: str, key: str, words: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        loads(default_config_text() + '\n[pieces]\n' + text)
+    assert any(i.path == key and words in i.message for i in err.value.issues), \
+        err.value.issues
+
+
+def test_a_station_without_stock_is_refused() -> None:
+    with pytest.raises(ConfigError) as err:
+        loads(default_config_text().replace('season = "2026"', 'season = "2024"')
+              + '\n[pieces]\n[pieces.feeding.hp]\nstation = "Source at the red end"\n')
+    assert any("no pieces staged" in i.message for i in err.value.issues)

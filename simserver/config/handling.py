@@ -108,9 +108,10 @@ class ShooterConfig:
     speed: float | None = optional_quantity(
         "speed", "Fixed exit speed, relative to the robot, when there is no `flywheel`.",
         positive=True, maximum=50.0)
-    piece_mass: float = quantity(None, "mass", "Mass of a shot piece, kg: each shot takes "
-                                 "its momentum (mass × exit speed × wheel radius) out of the "
-                                 "flywheel's angular momentum.", positive=True, maximum=10.0)
+    piece_mass: float | None = optional_quantity(
+        "mass", "Mass of a shot piece: each shot takes its momentum (mass × exit speed × wheel "
+        "radius) out of the flywheel's angular momentum. Default: each piece's own (its "
+        "type's `mass`).", positive=True, maximum=10.0)
     pitch: float = quantity("45 deg", "angle", "Launch angle above horizontal; with a "
                             "`hood`, added to the hood's angle.", **ANGLE)
     hood: str | None = text(None, "An `arm` (or any rotary mechanism) whose angle adds to "

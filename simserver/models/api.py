@@ -129,6 +129,10 @@ class PieceAccess(Protocol):
         """Type name of piece ``piece``."""
         ...
 
+    def mass(self, piece: int) -> float:
+        """Mass of piece ``piece``, kg."""
+        ...
+
 
 class RobotView(Protocol):
     """What a model may read of the world during ``step``. Units: s, m, rad, m/s, rad/s."""

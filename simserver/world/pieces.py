@@ -261,6 +261,10 @@ class RobotPieces:
         pieces = self._pieces
         return pieces.type_names[pieces.field.kind[self._piece(piece)]]
 
+    def mass(self, piece: int) -> float:
+        """Mass of ``piece``, kg."""
+        return float(self._pieces.field.mass[self._piece(piece)])
+
     def state(self, piece: int) -> int:
         """State code of ``piece`` (LOOSE, FLIGHT, HELD, GONE)."""
         return int(self._pieces.field.state[self._piece(piece)])

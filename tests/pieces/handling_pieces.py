@@ -18,11 +18,12 @@ Pose = tuple[float, float, float]
 @dataclass
 class Piece:
     """One piece: type name, footprint radius m, state, field position m (while not held),
-    robot-frame point while held, velocity m/s."""
+    robot-frame point while held, velocity m/s, mass kg."""
 
     kind: str
     radius: float
     position: tuple[float, float, float]
+    mass: float = 0.215
     state: int = LOOSE
     held_at: tuple[float, float, float] = (0.0, 0.0, 0.0)
     velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -99,6 +100,9 @@ class MemoryPieces:
 
     def kind(self, piece: int) -> str:
         return self.pieces[piece].kind
+
+    def mass(self, piece: int) -> float:
+        return self.pieces[piece].mass
 
 
 def _distance_to_segment(p: tuple[float, float], a: tuple[float, float],

@@ -239,8 +239,8 @@ def test_the_flywheel_drops_by_the_same_factor_each_shot_and_recovers():
 
 
 def test_a_flywheel_at_rest_or_backwards_launches_nothing():
-    assert Wheel(M, "fly", WHEEL_R).shot(0.0, J) == (0.0, 0.0)
-    assert Wheel(M, "fly", WHEEL_R).shot(-100.0, J) == (0.0, 0.0)
+    assert Wheel(M, "fly", WHEEL_R).shot(0.0, J, M) == (0.0, 0.0)
+    assert Wheel(M, "fly", WHEEL_R).shot(-100.0, J, M) == (0.0, 0.0)
 
 
 def test_rotary_impulse_changes_only_the_speed_and_a_stop_holds_against_it():

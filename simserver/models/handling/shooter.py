@@ -60,25 +60,26 @@ class Aim:
 class Wheel:
     """What launches the pieces: a ``flywheel`` mechanism (name) with wheel ``radius`` m,
     ``ratio`` wheel turns per flywheel turn and ``efficiency`` exit speed per surface speed;
-    or, with no flywheel, a fixed ``speed`` m/s. piece_mass: kg."""
+    or, with no flywheel, a fixed ``speed`` m/s. piece_mass: kg (None: each piece's own)."""
 
-    piece_mass: float
+    piece_mass: float | None
     flywheel: str | None = None
     radius: float = 0.0
     ratio: float = 1.0
     efficiency: float = 1.0
     speed: float = 0.0
 
-    def shot(self, omega: float, inertia: float) -> tuple[float, float]:
-        """(exit speed m/s, angular impulse on the flywheel N·m·s) of a shot off a flywheel
-        turning at ``omega`` rad/s with moment of inertia ``inertia`` kg·m² (see the module
-        docstring)."""
+    def shot(self, omega: float, inertia: float, mass: float) -> tuple[float, float]:
+        """(exit speed m/s, angular impulse on the flywheel N·m·s) of a shot of a piece of
+        ``mass`` kg (``piece_mass`` when set) off a flywheel turning at ``omega`` rad/s with
+        moment of inertia ``inertia`` kg·m² (see the module docstring)."""
         if omega <= 0.0:
             return 0.0, 0.0
+        m = mass if self.piece_mass is None else self.piece_mass
         lever = self.radius * self.ratio
-        after = omega * inertia / (inertia + self.efficiency * self.piece_mass * lever * lever)
+        after = omega * inertia / (inertia + self.efficiency * m * lever * lever)
         speed = self.efficiency * lever * after
-        return speed, -self.piece_mass * speed * lever
+        return speed, -m * speed * lever
 
 
 class Shooter:
@@ -122,13 +123,14 @@ class Shooter:
             return 0.0
         return float(robot.mechanism(name).joint()[0])
 
-    def _speed(self, robot: RobotView) -> float:
-        """Exit speed of a shot now, m/s; takes the shot's momentum out of the flywheel."""
+    def _speed(self, robot: RobotView, mass: float) -> float:
+        """Exit speed of a shot of a piece of ``mass`` kg now, m/s; takes the shot's momentum
+        out of the flywheel."""
         wheel = self.wheel
         if wheel.flywheel is None:
             return wheel.speed
         fly = robot.mechanism(wheel.flywheel)
-        speed, impulse = wheel.shot(float(fly.joint()[1]), fly.model.moment_of_inertia)
+        speed, impulse = wheel.shot(float(fly.joint()[1]), fly.model.moment_of_inertia, mass)
         if impulse:
             fly.apply_impulse(impulse)
         return speed
@@ -141,11 +143,11 @@ class Shooter:
         ex, ey, ez = aim.exit
         dx, dy = rotate(ex - ax, ey - ay, turn)
         at = (ax + dx, ay + dy, ez)
-        speed = self._speed(robot)
-        velocity = launch_velocity(speed, pitch, aim.yaw + turn)
-        pose = robot.pose
         pieces = robot.pieces
         assert pieces is not None  # the feed held a piece
+        speed = self._speed(robot, pieces.mass(piece))
+        velocity = launch_velocity(speed, pitch, aim.yaw + turn)
+        pose = robot.pose
         pieces.release(piece, to_field(at, pose),
                        velocity_to_field(velocity, at, pose, robot.velocity))
         self.shots += 1

@@ -25,5 +25,5 @@ START_X_M, START_Y_M, START_HEADING_DEG = 1.6, 5.96, 180.0
 INTAKE_DRIVE_M = 0.95       # forward into the DEPOT with the intake running
 BACK_OFF_M = 1.0            # then back out
 HUB_X_M, HUB_Y_M = 4.625, 4.035  # the blue HUB's centre (field frame)
-SHOT_RPS = 47.0             # flywheel speed for the shot from the start point
+SHOT_RPS = 50.0             # flywheel speed for the shot (about 7.3 m/s exit speed)
 SHOT_TOLERANCE_RPS = 1.0

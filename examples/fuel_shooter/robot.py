@@ -6,8 +6,9 @@ analog gyro (wiring in constants.py). Autonomous is a small state machine:
 
 1. drive forward into the DEPOT with the intake running (heading held on the gyro);
 2. back out, stop the intake;
-3. turn in place to face the HUB (the heading from the start point to the HUB's centre);
-4. hold the flywheel at the shot speed; while it is within tolerance, run the indexer;
+3. turn in place to face the HUB (from where odometry puts the robot);
+4. hold the flywheel at the shot speed and the heading; while both are on target, run the
+   indexer;
 5. once the beam break has stayed clear for a second, stop.
 
 Teleop: arcade drive on an Xbox controller; right bumper intakes, A spins the flywheel,
@@ -19,6 +20,8 @@ import math
 import constants
 import wpilib
 import wpilib.drive
+from wpimath.geometry import Pose2d, Rotation2d
+from wpimath.kinematics import DifferentialDriveOdometry
 
 
 def wrap_deg(angle: float) -> float:
@@ -49,6 +52,9 @@ class Robot(wpilib.TimedRobot):
         self.controller = wpilib.XboxController(0)
         self.timer = wpilib.Timer()
         self.state = "idle"
+        self.odometry = DifferentialDriveOdometry(Rotation2d(), 0.0, 0.0)
+        self.field = wpilib.Field2d()
+        wpilib.SmartDashboard.putData("Field", self.field)
 
     # --- sensors ----------------------------------------------------------------------------
 
@@ -64,6 +70,9 @@ class Robot(wpilib.TimedRobot):
         return not self.beam.get()
 
     def robotPeriodic(self) -> None:
+        self.odometry.update(Rotation2d.fromDegrees(self.heading()),
+                             self.left_encoder.getDistance(), self.right_encoder.getDistance())
+        self.field.setRobotPose(self.odometry.getPose())
         wpilib.SmartDashboard.putString("Auto state", self.state)
         wpilib.SmartDashboard.putNumber("Flywheel (rps)", self.flywheel_encoder.getRate())
         wpilib.SmartDashboard.putBoolean("FUEL in indexer", self.fuel_in_indexer())
@@ -78,6 +87,18 @@ class Robot(wpilib.TimedRobot):
         self.flywheel.set(max(-1.0, min(1.0, duty)))
         return abs(rate - rps) < constants.SHOT_TOLERANCE_RPS
 
+    def aim(self) -> bool:
+        """Turn in place toward the HUB from where odometry says the robot is (PD on the
+        gyro); True when on target and still."""
+        pose = self.odometry.getPose()
+        target = math.degrees(
+            math.atan2(constants.HUB_Y_M - pose.Y(), constants.HUB_X_M - pose.X()))
+        error = wrap_deg(target - self.heading())
+        rate = -self.gyro.getRate()  # deg/s, CCW positive
+        turn = 0.015 * error - 0.002 * rate
+        self.drive.arcadeDrive(0.0, max(-0.5, min(0.5, turn)), False)
+        return abs(error) < 1.5 and abs(rate) < 5.0
+
     def drive_straight(self, speed: float, heading: float) -> None:
         turn = 0.03 * wrap_deg(heading - self.heading())
         self.drive.arcadeDrive(speed, max(-0.5, min(0.5, turn)), False)
@@ -88,9 +109,10 @@ class Robot(wpilib.TimedRobot):
         self.left_encoder.reset()
         self.right_encoder.reset()
         self.gyro.reset()
-        dx = constants.HUB_X_M - constants.START_X_M
-        dy = constants.HUB_Y_M - constants.START_Y_M
-        self.shot_heading = math.degrees(math.atan2(dy, dx))
+        self.odometry.resetPosition(
+            Rotation2d.fromDegrees(self.heading()), 0.0, 0.0,
+            Pose2d(constants.START_X_M, constants.START_Y_M,
+                   Rotation2d.fromDegrees(constants.START_HEADING_DEG)))
         self.state = "collect"
         self.timer.restart()
 
@@ -106,18 +128,15 @@ class Robot(wpilib.TimedRobot):
                 self.intake.set(0.0)
                 self.state = "turn"
         elif self.state == "turn":
-            error = wrap_deg(self.shot_heading - self.heading())
-            self.drive.arcadeDrive(0.0, max(-0.6, min(0.6, 0.02 * error + math.copysign(0.12, error))),
-                                   False)
+            aimed = self.aim()
             self.hold_flywheel(constants.SHOT_RPS)
-            if abs(error) < 1.0:
-                self.drive.stopMotor()
+            if aimed:
                 self.state = "shoot"
                 self.timer.restart()
         elif self.state == "shoot":
-            self.drive.stopMotor()
+            aimed = self.aim()
             ready = self.hold_flywheel(constants.SHOT_RPS)
-            self.indexer.set(0.8 if ready else 0.0)
+            self.indexer.set(0.8 if ready and aimed else 0.0)
             if self.fuel_in_indexer():
                 self.timer.restart()
             elif self.timer.hasElapsed(1.0):

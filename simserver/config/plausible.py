@@ -203,6 +203,13 @@ def _mechanisms(cfg: Config, issues: list[ConfigIssue]) -> None:
 
 def _cameras(cfg: Config, issues: list[ConfigIssue]) -> None:
     for name, cam in cfg.cameras.items():
+        names = cam.class_names()
+        if names is not None and not names:
+            issues.append(ConfigIssue(f"cameras.{name}.classes", "no piece type named: give "
+                                      "names separated by commas, or \"all\""))
+        elif names is not None and cam.pipeline != "pieces":
+            issues.append(ConfigIssue(f"cameras.{name}.classes", "ignored: the camera's "
+                                      "pipeline is \"apriltag\"", warning=True))
         intr = cam.intrinsics
         if intr is not None and not (intr.cx <= cam.width and intr.cy <= cam.height):
             issues.append(ConfigIssue(f"cameras.{name}.intrinsics", f"the principal point "

@@ -11,6 +11,10 @@ helpers build the model objects of :mod:`simserver.models.camera`.
     fov = "70 deg"
     protocol = "both"
 
+    [cameras.intake]           # an object detector: game pieces instead of tags
+    pipeline = "pieces"
+    classes = "fuel"
+
     [vision]
     season = "field"           # the [field] season's official tags
 
@@ -22,7 +26,7 @@ helpers build the model objects of :mod:`simserver.models.camera`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +40,7 @@ from simserver.config.fields import (
     optional_section,
     quantity,
     table,
+    text,
 )
 from simserver.config.limits import DEG, LARGEST_FIELD, ROBOT_REACH
 from simserver.field.seasons import SEASONS, season_fiducials
@@ -44,9 +49,12 @@ from simserver.models.camera import (
     CameraSpec,
     Fiducial,
 )
+from simserver.models.detection import DetectorSpec
 
 TAG_SEASONS = SEASONS
 PROTOCOLS = ("photonvision", "limelight", "both")
+PIPELINES = ("apriltag", "pieces")
+ALL_CLASSES = "all"
 ANGLE: dict[str, Any] = {"minimum": -360 * DEG, "maximum": 360 * DEG}
 ON_ROBOT: dict[str, Any] = {"minimum": -ROBOT_REACH, "maximum": ROBOT_REACH}
 ON_FIELD: dict[str, Any] = {"minimum": -LARGEST_FIELD, "maximum": LARGEST_FIELD}
@@ -106,12 +114,31 @@ class CameraConfig:
     jitter: float = quantity("5 ms", "time", "Standard deviation of that delay (frames keep "
                              "their order).", minimum=0.0, maximum=10.0, usual=(None, 0.5))
     noise: float = number(0.25, "Standard deviation of the noise on each tag-corner "
-                          "coordinate, px; the reported poses carry the error it causes.",
+                          "coordinate (with `pipeline = \"pieces\"`: on each edge of a "
+                          "piece's box), px; the reported poses carry the error it causes.",
                           minimum=0.0, maximum=100.0)
-    min_area: float = number(0.02, "Smallest tag detected, % of the image area "
-                             "(PhotonVision's unit).", minimum=0.0, maximum=100.0)
-    max_range: float = quantity("10 m", "length", "Farthest target detected.", minimum=0.01,
-                                maximum=LARGEST_FIELD)
+    min_area: float = number(0.02, "Smallest tag (or piece box) detected, % of the image "
+                             "area (PhotonVision's unit).", minimum=0.0, maximum=100.0)
+    max_range: float = quantity("10 m", "length", "Farthest target detected (a piece: to its "
+                                "centre).", minimum=0.01, maximum=LARGEST_FIELD)
+    pipeline: str = choice(
+        "apriltag", PIPELINES,
+        "What the camera detects: `apriltag` (tags, with poses), or `pieces` (an object "
+        "detector: game pieces as boxes with a class and a confidence, PhotonVision's object "
+        "detection or a Limelight neural detector, and no tags).")
+    classes: str = text(
+        ALL_CLASSES, "With `pipeline = \"pieces\"`: the piece types it detects, by name, "
+        "comma-separated (`\"fuel\"`, `\"coral, algae\"`), or `all`.")
+    confidence_gain: float = number(
+        2.0, "With `pipeline = \"pieces\"`: the reported confidence is this times "
+        "sqrt(box area % / 100), clipped to 0..1 (2: photonlibpy's simulation).",
+        minimum=0.0, maximum=100.0)
+    confidence_noise: float = number(
+        0.0, "With `pipeline = \"pieces\"`: standard deviation of Gaussian noise on the "
+        "confidence.", minimum=0.0, maximum=1.0)
+    min_confidence: float = number(
+        0.0, "With `pipeline = \"pieces\"`: detections of a lower confidence are dropped "
+        "(PhotonVision's confidence threshold).", minimum=0.0, maximum=1.0)
     protocol: str = choice(
         "photonvision", PROTOCOLS,
         "What it publishes: `photonvision` (`/photonvision/<name>/`, read by photonlibpy's "
@@ -124,8 +151,35 @@ class CameraConfig:
         return Transform3d(Translation3d(self.x, self.y, self.z),
                            Rotation3d(self.roll, self.pitch, self.yaw))
 
-    def spec(self, name: str) -> CameraSpec:
-        """The model's CameraSpec for the camera called ``name``."""
+    def class_names(self) -> list[str] | None:
+        """The piece type names of ``classes`` (None for `all`)."""
+        if self.classes.strip() == ALL_CLASSES:
+            return None
+        return [c.strip() for c in self.classes.split(",") if c.strip()]
+
+    def detector(self, piece_classes: Mapping[str, int]) -> DetectorSpec | None:
+        """The object detector of a `pieces` pipeline (None for `apriltag`), given the
+        field's piece types (name -> class id; none: a field without pieces, where the names
+        are not checked). Raises ValueError naming an unknown type."""
+        if self.pipeline != "pieces":
+            return None
+        names = self.class_names()
+        classes = None
+        if names is not None and piece_classes:
+            unknown = [n for n in names if n not in piece_classes]
+            if unknown:
+                known = ", ".join(sorted(piece_classes)) or "none"
+                raise ValueError(f"classes: no piece type {unknown[0][:40]!r} on this field "
+                                 f"(piece types: {known})")
+            classes = tuple(sorted({piece_classes[n] for n in names}))
+        return DetectorSpec(classes=classes, labels=tuple(sorted(
+            (cid, n) for n, cid in piece_classes.items())),
+            confidence_gain=self.confidence_gain, confidence_noise=self.confidence_noise,
+            min_confidence=self.min_confidence)
+
+    def spec(self, name: str, piece_classes: Mapping[str, int] | None = None) -> CameraSpec:
+        """The model's CameraSpec for the camera called ``name``; ``piece_classes``: the
+        field's piece types (name -> class id) for an object detector."""
         intr = self.intrinsics
         return CameraSpec(
             name=name,
@@ -143,6 +197,7 @@ class CameraConfig:
             pixel_noise=self.noise,
             min_area=self.min_area,
             max_range=self.max_range,
+            detector=self.detector(piece_classes or {}),
         )
 
 
@@ -226,7 +281,9 @@ class VisionConfig:
         return [t.target(name) for name, t in self.targets.items()]
 
 
-def camera_specs(cameras: dict[str, CameraConfig]) -> Sequence[CameraSpec]:
-    """CameraSpecs of a ``[cameras]`` table, in file order."""
-    return [cfg.spec(name) for name, cfg in cameras.items()]
+def camera_specs(cameras: dict[str, CameraConfig],
+                 piece_classes: Mapping[str, int] | None = None) -> Sequence[CameraSpec]:
+    """CameraSpecs of a ``[cameras]`` table, in file order; ``piece_classes``: the field's
+    piece types (name -> class id), for the object detectors."""
+    return [cfg.spec(name, piece_classes) for name, cfg in cameras.items()]
 

@@ -1,4 +1,5 @@
-"""One camera's frames on NetworkTables as a Limelight publishes them (AprilTag pipeline).
+"""One camera's frames on NetworkTables as a Limelight publishes them (AprilTag pipeline, or
+neural detector for a camera with an object detector).
 
 Robot code reads them with LimelightHelpers (or the raw table) unchanged. Table
 ``limelight-<name>`` (or ``<name>`` when it already starts with ``limelight``), every value a
@@ -11,6 +12,12 @@ or more tags, the single-tag one with one, zeros with none; MegaTag2 (``botpose_
 the position with the robot yaw the robot program last sent in ``robot_orientation_set``
 before the capture (that yaw, roll and pitch 0), zeros and tag count 0 until a yaw has been
 received. The field-centre and red-wall poses need the field size.
+
+A detector camera (``CameraSpec.detector``) sees no tags: its primary target (``tv``, ``tx``,
+``ty``, ``txnc``, ``tync``, ``ta``) is the largest piece, ``tid`` is -1, ``tclass`` is its
+class's label, ``t2d`` carries its class id, and ``rawdetections`` has 12 values per piece
+(Limelight's NetworkTables API; LimelightHelpers.getRawDetections): [class id, txnc, tync, ta,
+then the box corners x, y in px: top-left, top-right, bottom-right, bottom-left].
 
 LimelightHelpers computes a pose's timestamp as (NT timestamp - latency); with the values
 stamped at the publish time that is the capture time.
@@ -59,7 +66,9 @@ TY = _spec("ty", "deg", "Primary tag's offset from the crosshair, up positive.")
 TXNC = _spec("txnc", "deg", "Primary tag's horizontal offset from the principal point.")
 TYNC = _spec("tync", "deg", "Primary tag's vertical offset from the principal point.")
 TA = _spec("ta", "% of image", "Primary tag's area.")
-TID = _spec("tid", "id", "Primary tag's id, -1 without one.")
+TID = _spec("tid", "id", "Primary tag's id, -1 without one (and for a detector).")
+TCLASS = _spec("tclass", "", "Class label of the primary detection of a detector camera; "
+               "empty otherwise.", "string")
 TL = _spec("tl", "ms", "Pipeline latency: the whole capture-to-publish delay.")
 CL = _spec("cl", "ms", "Capture latency: 0 (`tl` holds it all).")
 HB = _spec("hb", "count", "Heartbeat, +1 per frame, set last.")
@@ -75,9 +84,13 @@ BOTPOSE_ORB = _pose("botpose_orb", "MegaTag2 robot pose from the field centre.")
 BOTPOSE_ORB_WPIRED = _pose("botpose_orb_wpired", "MegaTag2 robot pose from the red origin.")
 RAWFIDUCIALS = _spec("rawfiducials", "7 per tag", "id, txnc, tync, ta, distance to camera, "
                      "to robot, ambiguity.", "double[]")
-T2D = _spec("t2d", "17 values", "Valid, count, tl, cl, tx, ty, txnc, tync, ta, tid, -1, -1, "
-            "long side px, short side px, horizontal extent px, vertical extent px, skew deg.",
-            "double[]")
+RAWDETECTIONS = _spec("rawdetections", "12 per piece", "Detector cameras: class id, txnc "
+                      "deg, tync deg, ta %, then the box corners x, y px: top-left, "
+                      "top-right, bottom-right, bottom-left; largest first. Empty for AprilTag "
+                      "cameras.", "double[]")
+T2D = _spec("t2d", "17 values", "Valid, count, tl, cl, tx, ty, txnc, tync, ta, tid, detector "
+            "class id (-1 for tags), -1, long side px, short side px, horizontal extent px, "
+            "vertical extent px, skew deg.", "double[]")
 ROBOT_ORIENTATION = _spec("robot_orientation_set", "deg", "Robot yaw (and rates) from the "
                           "robot program, for MegaTag2.", "double[]", "in")
 DOUBLES = (TV, TX, TY, TXNC, TYNC, TA, TID, TL, CL, HB, GETPIPE)
@@ -92,7 +105,7 @@ TOPICS = TopicGroup(
     "publish time in the robot's time base, so LimelightHelpers' timestamp (NT time - "
     "latency) is the capture time.",
     (*DOUBLES, BOTPOSE_WPIBLUE, BOTPOSE, BOTPOSE_WPIRED, BOTPOSE_ORB_WPIBLUE, BOTPOSE_ORB,
-     BOTPOSE_ORB_WPIRED, RAWFIDUCIALS, T2D, ROBOT_ORIENTATION))
+     BOTPOSE_ORB_WPIRED, RAWFIDUCIALS, RAWDETECTIONS, T2D, TCLASS, ROBOT_ORIENTATION))
 
 
 class _Closable(Protocol):
@@ -140,9 +153,11 @@ class LimelightPublisher:
         self._doubles = {s: inst.getDoubleTopic(s.at(table=self.table)).publish(opts)
                          for s in DOUBLES}
         arrays = [p for (_, origin), p in POSES.items()
-                  if origin == "blue" or field_size is not None] + [RAWFIDUCIALS, T2D]
+                  if origin == "blue" or field_size is not None] + [RAWFIDUCIALS,
+                                                                    RAWDETECTIONS, T2D]
         self._arrays = {s: inst.getDoubleArrayTopic(s.at(table=self.table)).publish(opts)
                         for s in arrays}
+        self._tclass = inst.getStringTopic(TCLASS.at(table=self.table)).publish(opts)
         self._orientation = inst.getDoubleArrayTopic(
             ROBOT_ORIENTATION.at(table=self.table)).subscribe(
             [], ntcore.PubSubOptions(sendAll=True, pollStorage=ORIENTATION_HISTORY))
@@ -234,23 +249,36 @@ class LimelightPublisher:
                 _set_array(self._arrays[POSES[(megatag2, origin)]], array, nt_time)
         _set_array(self._arrays[RAWFIDUCIALS], raw, nt_time)
 
+        detections: list[float] = []
+        for p in frame.pieces:  # box corners from top-left, clockwise on the image
+            (x0, y1), (x1, _), (_, y0), _ = p.corners
+            detections += [float(p.class_id), p.yaw, p.pitch, p.area, x0, y0, x1, y0, x1, y1,
+                           x0, y1]
+        _set_array(self._arrays[RAWDETECTIONS], detections, nt_time)
+        piece = frame.pieces[0] if frame.pieces else None
+        target = best or piece
         d = self._doubles
-        if best is None:
+        if target is None:
             values = {TV: 0.0, TX: 0.0, TY: 0.0, TXNC: 0.0, TYNC: 0.0, TA: 0.0, TID: -1.0}
             t2d = [0.0, 0.0, latency_ms, 0.0] + [0.0] * 5 + [-1.0, -1.0, -1.0] + [0.0] * 5
         else:
-            px, py = best.center
+            px, py = target.center
             tx = math.degrees(math.atan((px - ccx) / fx))
             ty = math.degrees(math.atan((ccy - py) / fy))
-            values = {TV: 1.0, TX: tx, TY: ty, TXNC: best.yaw, TYNC: best.pitch, TA: best.area,
-                      TID: float(best.id)}
-            rect = min_area_rect(best.corners)
+            tid = float(best.id) if best is not None else -1.0
+            values = {TV: 1.0, TX: tx, TY: ty, TXNC: target.yaw, TYNC: target.pitch,
+                      TA: target.area, TID: tid}
+            rect = min_area_rect(target.corners)
             sides = sorted((math.dist(rect[0], rect[1]), math.dist(rect[1], rect[2])))
-            xs = [c[0] for c in best.corners]
-            ys = [c[1] for c in best.corners]
-            t2d = [1.0, float(count), latency_ms, 0.0, tx, ty, best.yaw, best.pitch, best.area,
-                   float(best.id), -1.0, -1.0, sides[1], sides[0], max(xs) - min(xs),
-                   max(ys) - min(ys), 0.0]
+            xs = [c[0] for c in target.corners]
+            ys = [c[1] for c in target.corners]
+            t2d = [1.0, float(count or len(frame.pieces)), latency_ms, 0.0, tx, ty, target.yaw,
+                   target.pitch, target.area, tid,
+                   float(piece.class_id) if best is None and piece is not None else -1.0, -1.0,
+                   sides[1], sides[0], max(xs) - min(xs), max(ys) - min(ys), 0.0]
+        label = self._spec.detector.label(piece.class_id) if (
+            piece is not None and self._spec.detector is not None) else ""
+        self._tclass.set(label, nt_time)
         values.update({TL: latency_ms, CL: 0.0, GETPIPE: 0.0})
         for spec, value in values.items():
             d[spec].set(value, nt_time)
@@ -276,7 +304,8 @@ class LimelightPublisher:
 
     def close(self) -> None:
         """Unpublish every topic and stop reading."""
-        publishers: list[_Closable] = [*self._doubles.values(), *self._arrays.values()]
+        publishers: list[_Closable] = [*self._doubles.values(), *self._arrays.values(),
+                                       self._tclass]
         for pub in publishers:
             pub.close()
         self._orientation.close()

@@ -18,8 +18,10 @@ from photonlibpy.targeting import (
     PnpResult,
     TargetCorner,
 )
+from wpimath.geometry import Transform3d
 
 from simserver.models.camera import Frame, TagObservation, min_area_rect
+from simserver.models.detection import PieceObservation
 
 MESSAGE_UUID = PhotonPipelineResultSerde.MESSAGE_VERSION
 # Microseconds since the last time-sync pong, as a coprocessor reports it; PhotonLib warns
@@ -30,6 +32,7 @@ TIME_SINCE_PONG_US = 1000
 def pipeline_result(frame: Frame, capture_us: int, publish_us: int) -> PhotonPipelineResult:
     """The PhotonPipelineResult of ``frame`` with the given robot-time stamps (µs)."""
     targets = [_tracked_target(t) for t in frame.tags]
+    targets += [_detected_piece(p) for p in frame.pieces]
     multitag = None
     if frame.multitag is not None:
         mt = frame.multitag
@@ -58,3 +61,15 @@ def _tracked_target(tag: TagObservation) -> PhotonTrackedTarget:
         minAreaRectCorners=[TargetCorner(x, y) for x, y in min_area_rect(tag.corners)],
         detectedCorners=[TargetCorner(x, y) for x, y in tag.corners],
         poseAmbiguity=tag.ambiguity, objDetectId=-1, objDetectConf=-1.0)
+
+
+def _detected_piece(piece: PieceObservation) -> PhotonTrackedTarget:
+    """An object-detection target as PhotonVision reports one (and photonlibpy's
+    PhotonCameraSim simulates it): no fiducial id, no pose (identity transforms, ambiguity
+    -1), skew 0, the box as both corner lists."""
+    corners = [TargetCorner(x, y) for x, y in piece.corners]
+    return PhotonTrackedTarget(
+        yaw=piece.yaw, pitch=piece.pitch, area=piece.area, skew=0.0, fiducialId=-1,
+        bestCameraToTarget=Transform3d(), altCameraToTarget=Transform3d(),
+        minAreaRectCorners=corners, detectedCorners=list(corners), poseAmbiguity=-1.0,
+        objDetectId=piece.class_id, objDetectConf=piece.confidence)

@@ -49,19 +49,22 @@ RAW_BYTES = _spec("rawBytes", "photonstruct:PhotonPipelineResult:<uuid>", "",
 HEARTBEAT = _spec("heartbeat", "int", "count", "Frame sequence id, set last: PhotonCamera "
                   "reports the camera disconnected when it stops changing for 0.5 s.")
 LATENCY = _spec("latencyMillis", "double", "ms", "Capture to publication.")
-HAS_TARGET = _spec("hasTarget", "boolean", "", "A tag is in view.")
+HAS_TARGET = _spec("hasTarget", "boolean", "", "A target (tag, or piece for an object "
+                   "detector) is in view.")
 TARGET_YAW = _spec("targetYaw", "double", "deg",
                    "Best target yaw (right positive, PhotonVision's convention); 0 without one.")
 TARGET_PITCH = _spec("targetPitch", "double", "deg", "Best target pitch (up positive).")
 TARGET_AREA = _spec("targetArea", "double", "% of image", "Best target area.")
-TARGET_SKEW = _spec("targetSkew", "double", "deg", "Best target skew (0 for AprilTags).")
+TARGET_SKEW = _spec("targetSkew", "double", "deg", "Best target skew (0 for AprilTags and "
+                    "pieces).")
 TARGET_PIXELS_X = _spec("targetPixelsX", "double", "px", "Best target centre, image x.")
 TARGET_PIXELS_Y = _spec("targetPixelsY", "double", "px", "Best target centre, image y.")
 TARGET_POSE = _spec("targetPose", "struct:Transform3d", "m, rad",
-                    "Best target's camera-to-target transform (identity without one).")
+                    "Best target's camera-to-target transform (identity without one, and for "
+                    "pieces).")
 DRIVER_MODE = _spec("driverMode", "boolean", "", "false: the pipeline runs (set once).")
-PIPELINE_INDEX = _spec("pipelineIndexState", "int", "index", "0: the AprilTag pipeline "
-                       "(set once).")
+PIPELINE_INDEX = _spec("pipelineIndexState", "int", "index", "0: the camera's one pipeline, "
+                       "AprilTag or object detection (set once).")
 INTRINSICS = _spec("cameraIntrinsics", "double[]", "px",
                    "Camera matrix, row-major [fx, 0, cx, 0, fy, cy, 0, 0, 1] (set once).")
 DISTORTION = _spec("cameraDistortion", "double[]", "",
@@ -146,16 +149,17 @@ class PhotonVisionPublisher:
         capture_us, publish_us, nt_time = self.stamps(frame)
         self._raw.set(self._pack(frame, capture_us, publish_us), nt_time)
         self._latency.set((publish_us - capture_us) / 1000.0, nt_time)
-        best = frame.best
+        best = frame.best or (frame.pieces[0] if frame.pieces else None)
         self._has_target.set(best is not None, nt_time)
         if best is None:
             values = dict.fromkeys(self._best, 0.0)
             self._pose.set(Transform3d(), nt_time)
         else:
             values = {TARGET_YAW: best.yaw, TARGET_PITCH: best.pitch, TARGET_AREA: best.area,
-                      TARGET_SKEW: best.skew, TARGET_PIXELS_X: best.center[0],
+                      TARGET_SKEW: 0.0, TARGET_PIXELS_X: best.center[0],
                       TARGET_PIXELS_Y: best.center[1]}
-            self._pose.set(best.best, nt_time)
+            self._pose.set(frame.best.best if frame.best is not None else Transform3d(),
+                           nt_time)
         for spec, value in values.items():
             self._best[spec].set(value, nt_time)
         self._heartbeat.set(frame.sequence, nt_time)

@@ -9,9 +9,11 @@ element never hides a target inside its own outline, such as a tag mounted in a 
 and a sight line ends ``LINE_OF_SIGHT_MARGIN`` short of its target, so a tag on an element's
 face is not hidden by that face); and every bearing target (pyfrc
 VisionSim semantics) inside its horizontal field of view, distance window and view-angle
-window. Each frame is delivered after a latency drawn per frame (mean and jitter), in capture
-order. A frame costs about a hundred numpy operations on small arrays whatever the number of
-tags: the projection of every tag that faces the camera at once, and all pose solutions of
+window. A camera with an object detector (``CameraSpec.detector``) reports game pieces
+instead of tags (:mod:`simserver.models.detection`; ``_observe_pieces``). Each frame is
+delivered after a latency drawn per frame (mean and jitter), in capture order. A frame costs
+about a hundred numpy operations on small arrays whatever the number of tags: the projection
+of every tag that faces the camera at once, and all pose solutions of
 the tags seen at once (see below).
 
     >>> import numpy as np
@@ -64,6 +66,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from wpimath.geometry import Pose2d, Pose3d, Rotation3d, Transform3d
+
+from simserver.models.detection import (
+    MAX_DETECTIONS,
+    Detectables,
+    DetectorSpec,
+    PieceObservation,
+    cylinder_boxes,
+    sphere_boxes,
+)
 
 if TYPE_CHECKING:
     from simserver.models.obstacles import Obstacle
@@ -148,7 +159,9 @@ class CameraSpec:
     fps: frame rate, Hz. latency, latency_std: capture-to-publish delay mean and standard
     deviation, s (clamped at 0). pixel_noise: standard deviation of Gaussian noise on each
     corner coordinate, px. min_area: smallest detected tag, % of the image area (PhotonVision's
-    unit). max_range: farthest detected target, m.
+    unit). max_range: farthest detected target, m. detector: an object-detection pipeline
+    (game pieces instead of AprilTags; see :mod:`simserver.models.detection`), None for the
+    AprilTag pipeline.
     """
 
     name: str
@@ -165,6 +178,7 @@ class CameraSpec:
     pixel_noise: float = 0.0
     min_area: float = 0.0
     max_range: float = math.inf
+    detector: DetectorSpec | None = None
 
     def __post_init__(self) -> None:
         if self.width < 1 or self.height < 1:
@@ -299,7 +313,8 @@ class Frame:
     from 1 (PhotonVision's sequence ID and heartbeat). robot_pose: (x m, y m, heading rad)
     at capture (NaN when the pose given was not finite). tags: detections, largest first.
     multitag: the multi-tag estimate when two or more fiducials are seen. bearings: visible
-    bearing targets, smallest |offset| first. tag_poses: field poses of ``tags``.
+    bearing targets, smallest |offset| first. tag_poses: field poses of ``tags``. A camera
+    with an object detector delivers :class:`DetectionFrame`, with the pieces it saw.
     """
 
     camera: str
@@ -311,6 +326,11 @@ class Frame:
     multitag: MultiTagEstimate | None
     bearings: tuple[BearingObservation, ...]
     tag_poses: tuple[tuple[float, float, float], ...] = ()
+
+    @property
+    def pieces(self) -> tuple[PieceObservation, ...]:
+        """Game pieces detected, largest first: none for an AprilTag pipeline."""
+        return ()
 
     @property
     def latency(self) -> float:
@@ -325,6 +345,14 @@ class Frame:
     def visible_tag_poses(self) -> list[tuple[float, float, float]]:
         """Field poses (x m, y m, facing rad) of the detected tags, for a Field2d object."""
         return list(self.tag_poses)
+
+
+@dataclass(frozen=True)
+class DetectionFrame(Frame):
+    """A frame of an object-detection pipeline: no tags; ``pieces``: the game pieces
+    detected, largest first. (A separate class so that AprilTag frames keep their fields.)"""
+
+    pieces: tuple[PieceObservation, ...] = ()
 
 
 # --- geometry helpers --------------------------------------------------------------------
@@ -529,6 +557,12 @@ class Camera:
         self._mount_xyz = (float(mount.X()), float(mount.Y()), float(mount.Z()))
         self._hfov_half = spec.horizontal_fov() / 2.0
         self._occluders = _Occluders(obstacles)
+        # Object detection: the half-angle of a cone around the optical axis holding the
+        # whole image (generous with distortion), to cull pieces before projecting them.
+        fx, fy, cx, cy = self._k
+        reach = max(math.hypot(u / fx, v / fy) for u in (-0.5 - cx, spec.width - 0.5 - cx)
+                    for v in (-0.5 - cy, spec.height - 0.5 - cy))
+        self._cone = math.atan(reach * (2.0 if self._distorted else 1.0)) + 1e-6
 
         unique = {f.id: f for f in fiducials}
         tags = sorted(unique.values(), key=lambda f: f.id)
@@ -584,13 +618,18 @@ class Camera:
         self._last: tuple[float, tuple[float, float, float]] | None = None
         self._pending: deque[Frame] = deque()
 
-    def update(self, time: float, robot_pose: Pose2d | Sequence[float]) -> list[Frame]:
+    def update(self, time: float, robot_pose: Pose2d | Sequence[float],
+               pieces: Detectables | None = None,
+               robots: Sequence[Obstacle] | None = None) -> list[Frame]:
         """Advance to ``time`` (s) with the robot at ``robot_pose`` (Pose2d or (x m, y m,
         heading rad)); returns the frames delivered since the last call, oldest first.
 
         Captures fall every 1/fps s from the first update; the pose at a capture between two
         updates is interpolated linearly (heading along the shorter arc). Time going
-        backwards resets the camera; a non-finite time is ignored.
+        backwards resets the camera; a non-finite time is ignored. ``pieces``: the game
+        pieces on the field now (seen by a camera with a detector; every capture of this call
+        sees them where they are now). ``robots``: the other robots' outlines as prisms
+        (outline and height), which hide pieces behind them.
         """
         time = float(time)
         if not math.isfinite(time):
@@ -604,9 +643,11 @@ class Camera:
         behind = (time - (t0 + self._next * period)) / period
         if behind > MAX_CATCHUP:
             self._next = math.floor((time - t0) / period + 1e-9)
+        robot_occluders = _Occluders(robots) if robots and self.spec.detector else None
         while t0 + self._next * period <= time + 1e-9:
             tc = t0 + self._next * period
-            self._pending.append(self.capture(tc, self._pose_at(tc, time, pose)))
+            self._pending.append(self.capture(tc, self._pose_at(tc, time, pose), pieces,
+                                              robot_occluders))
             self._next += 1
         self._last = (time, pose)
         out = []
@@ -624,22 +665,37 @@ class Camera:
         dh = math.remainder(pose[2] - h0, math.tau)
         return x0 + s * (pose[0] - x0), y0 + s * (pose[1] - y0), h0 + s * dh
 
-    def capture(self, time: float, robot_pose: Pose2d | Sequence[float]) -> Frame:
+    def capture(self, time: float, robot_pose: Pose2d | Sequence[float],
+                pieces: Detectables | None = None,
+                robots: _Occluders | Sequence[Obstacle] | None = None) -> Frame:
         """Capture one frame now, at simulated ``time`` s, with the robot at ``robot_pose``;
-        draws its latency and noise. (``update`` calls this on the frame-rate schedule.)"""
+        draws its latency and noise. (``update`` calls this on the frame-rate schedule.)
+        ``pieces``, ``robots``: as for :meth:`update`."""
         spec = self.spec
         latency = max(0.0, float(self.rng.normal(spec.latency, spec.latency_std))
                       if spec.latency_std > 0 else spec.latency)
         delivery = max(time + latency, self._last_delivery)
         self._last_delivery = delivery
         pose = _pose_tuple(robot_pose)
+        seen: tuple[PieceObservation, ...] = ()
         if all(map(math.isfinite, pose)) and max(abs(pose[0]), abs(pose[1])) < MAX_POSITION:
-            tags, multitag, poses = self._observe_tags(*pose)
+            if spec.detector is None:
+                tags, multitag, poses = self._observe_tags(*pose)
+            else:  # an object-detection pipeline: pieces, no tags
+                tags, multitag, poses = (), None, ()
+                if pieces is not None and len(pieces):
+                    if robots is not None and not isinstance(robots, _Occluders):
+                        robots = _Occluders(robots)
+                    seen = self._observe_pieces(pose, spec.detector, pieces, robots)
             bearings = self._observe_bearings(*pose)
         else:
             tags, multitag, poses, bearings = (), None, (), ()
-        frame = Frame(spec.name, self._sequence, time, delivery, pose, tags, multitag,
-                      bearings, poses)
+        if spec.detector is None:
+            frame = Frame(spec.name, self._sequence, time, delivery, pose, tags, multitag,
+                          bearings, poses)
+        else:
+            frame = DetectionFrame(spec.name, self._sequence, time, delivery, pose, tags,
+                                   multitag, bearings, poses, seen)
         self._sequence += 1
         return frame
 
@@ -833,6 +889,110 @@ class Camera:
                 tuple(sorted(ids)), math.sqrt(math.fsum(sq_l[2 * m:]) / (8 * m)))
         return tuple(tags), multitag, poses
 
+    def _observe_pieces(self, pose: tuple[float, float, float], det: DetectorSpec,
+                        pieces: Detectables, robots: _Occluders | None
+                        ) -> tuple[PieceObservation, ...]:
+        """The pieces the detector reports: culled by range, class and a cone around the
+        optical axis first (numpy on every piece), then boxed (see
+        :mod:`simserver.models.detection`), kept when at least half of the box is in the
+        image, and when a sight line to the piece's centre or top passes no field element
+        and no robot; then the box edges get pixel noise, and the box its area and
+        confidence."""
+        spec = self.spec
+        eye, to_image, _ = self._eye(*pose)
+        rot, trans = to_image[2:5, :3], to_image[2:5, 3]
+        sphere = pieces.sphere
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            # Bad data (non-finite positions, sizes not > 0) is simply not seen.
+            centre = rot @ pieces.positions.T + trans[:, None]  # (3, n) optical frame
+            bound = np.where(sphere, pieces.radius,
+                             np.hypot(pieces.radius, 0.5 * pieces.height))
+            dist = np.sqrt((centre * centre).sum(0))
+            cand = ((centre[2] - bound > MIN_DEPTH) & (pieces.radius > 0.0)
+                    & (pieces.height > 0.0) & (dist < MAX_POSITION))
+            if spec.max_range < math.inf:
+                cand &= dist <= spec.max_range
+            if det.classes is not None:
+                cand &= np.isin(pieces.class_id, det.classes)
+            off_axis = np.arccos(np.clip(centre[2] / dist, -1.0, 1.0))
+            cand &= off_axis - np.arcsin(np.clip(bound / dist, 0.0, 1.0)) <= self._cone
+        idx = cand.nonzero()[0]
+        if len(idx) == 0:
+            return ()
+        c, radius = centre[:, idx], pieces.radius[idx]
+        box = np.empty((4, len(idx)))
+        balls = sphere[idx]
+        if balls.any():
+            box[:, balls] = sphere_boxes(c[:, balls], radius[balls])
+        if not balls.all():
+            rest = ~balls
+            box[:, rest] = cylinder_boxes(c[:, rest], radius[rest], pieces.height[idx][rest],
+                                          rot)
+        pix, ok = self._box_pixels(box)
+        w, h = float(spec.width), float(spec.height)
+        clipped = (np.clip(pix[1], 0.0, w) - np.clip(pix[0], 0.0, w)) * (
+            np.clip(pix[3], 0.0, h) - np.clip(pix[2], 0.0, h))
+        full = (pix[1] - pix[0]) * (pix[3] - pix[2])
+        keep = (ok & (clipped > 0.0) & (clipped >= 0.5 * full)).nonzero()[0]
+        idx, pix = idx[keep], pix[:, keep]
+        if len(idx) and (self._occluders.count or (robots is not None and robots.count)):
+            at = pieces.positions[idx]
+            top = at.copy()
+            top[:, 2] += 0.5 * pieces.height[idx]
+            points = np.concatenate((at, top))
+            hidden = np.zeros(len(points), dtype=bool)
+            for occ in (self._occluders, robots):
+                if occ is not None and occ.count:
+                    hidden |= occ.blocked(eye[:3], points)
+            clear = ~hidden.reshape(2, -1).all(0)
+            idx, pix = idx[clear], pix[:, clear]
+        m = len(idx)
+        if m == 0:
+            return ()
+        if spec.pixel_noise > 0:  # drawn piece by piece: x min, x max, y min, y max
+            pix = pix + self.rng.normal(0.0, spec.pixel_noise, (m, 4)).T
+            pix = np.stack((np.minimum(pix[0], pix[1]), np.maximum(pix[0], pix[1]),
+                            np.minimum(pix[2], pix[3]), np.maximum(pix[2], pix[3])))
+        x0, x1 = np.clip(pix[0], 0.0, w), np.clip(pix[1], 0.0, w)
+        y0, y1 = np.clip(pix[2], 0.0, h), np.clip(pix[3], 0.0, h)
+        area = (x1 - x0) * (y1 - y0) * (100.0 / (w * h))
+        conf = det.confidence_gain * np.sqrt(area / 100.0)
+        if det.confidence_noise > 0:
+            conf = conf + self.rng.normal(0.0, det.confidence_noise, m)
+        conf = np.clip(conf, 0.0, 1.0)
+        good = (area >= spec.min_area) & (area > 0.0) & (conf >= det.min_confidence)
+        order = [i for i in np.argsort(-area, kind="stable").tolist() if good[i]]
+        fx, fy, cx, cy = self._k
+        px, py = ((x0 + x1) * 0.5).tolist(), ((y0 + y1) * 0.5).tolist()
+        x0l, x1l, y0l, y1l = x0.tolist(), x1.tolist(), y0.tolist(), y1.tolist()
+        out = []
+        for i in order[:MAX_DETECTIONS]:
+            j = int(idx[i])
+            out.append(PieceObservation(
+                j, int(pieces.class_id[j]), float(conf[i]),
+                math.degrees(math.atan((px[i] - cx) / fx)),
+                math.degrees(math.atan((cy - py[i]) / fy)), float(area[i]), (px[i], py[i]),
+                ((x0l[i], y1l[i]), (x1l[i], y1l[i]), (x1l[i], y0l[i]), (x0l[i], y0l[i])),
+                float(dist[j]), tuple(pieces.positions[j].tolist())))
+        return tuple(out)
+
+    def _box_pixels(self, box: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pixel boxes (4, n) [x min, x max, y min, y max] of normalized-image boxes (4, n);
+        with distortion, the box around the distorted corners and edge midpoints. Also (n,)
+        bool: usable (with distortion, inside the range where its polynomial does not fold
+        over, twice the image's pinhole extent)."""
+        fx, fy, cx, cy = self._k
+        if not self._distorted:
+            return box * np.array([[fx], [fx], [fy], [fy]]) + np.array(
+                [[cx], [cx], [cy], [cy]]), np.ones(box.shape[1], dtype=bool)
+        u = np.stack((box[0], 0.5 * (box[0] + box[1]), box[1]))  # (3, n)
+        v = np.stack((box[2], 0.5 * (box[2] + box[3]), box[3]))
+        uv = np.stack((np.repeat(u, 3, 0), np.tile(v, (3, 1))))  # (2, 9, n)
+        ok = (np.abs(uv * self._focal_c) <= 4.0 * self._half_c).all((0, 1))
+        d = self._distort(uv)
+        xs, ys = d[0] * fx + cx, d[1] * fy + cy
+        return np.stack((xs.min(0), xs.max(0), ys.min(0), ys.max(0))), ok
+
     def _observe_bearings(self, x: float, y: float, heading: float
                           ) -> tuple[BearingObservation, ...]:
         if not self._bearings:
@@ -894,9 +1054,14 @@ class VisionSystem:
         for cam in self.cameras.values():
             cam.reset()
 
-    def update(self, time: float, robot_pose: Pose2d | Sequence[float]) -> list[Frame]:
-        """Advance every camera to ``time`` s; the frames delivered, by delivery time."""
-        frames = [f for cam in self.cameras.values() for f in cam.update(time, robot_pose)]
+    def update(self, time: float, robot_pose: Pose2d | Sequence[float],
+               pieces: Detectables | None = None,
+               robots: Sequence[Obstacle] | None = None) -> list[Frame]:
+        """Advance every camera to ``time`` s; the frames delivered, by delivery time.
+        ``pieces``: the game pieces on the field (for cameras with a detector); ``robots``:
+        the other robots' outlines, which hide pieces (see :meth:`Camera.update`)."""
+        frames = [f for cam in self.cameras.values()
+                  for f in cam.update(time, robot_pose, pieces, robots)]
         frames.sort(key=lambda f: f.delivery_time)
         return frames
 

@@ -217,6 +217,9 @@ class RobotConfig:
         "mass at the corners) and at least a hundredth of that; a warning below a quarter "
         "of a uniform box's m·(length² + width²)/12.",
         minimum=1e-4, maximum=500.0)
+    height: float = quantity(
+        "0.8 m", "length", "Height of the robot's top above the carpet: what it hides from "
+        "other robots' cameras (object detection).", minimum=0.05, maximum=3.0)
     start: StartConfig = section(StartConfig, "Start pose.")
 
     def box_inertia(self) -> float:

@@ -179,6 +179,18 @@ def piece_types(cfg: PiecesConfig, season: SeasonPieces) -> dict[str, PieceType]
     return out
 
 
+def field_piece_types(pieces: PiecesConfig | None, season: str) -> dict[str, PieceType]:
+    """The piece types on a field of ``season`` with ``[pieces]`` (None: none), by name (what
+    cameras may detect and mechanisms may handle); {} without pieces or when a type cannot be
+    built (the config checks report that)."""
+    if pieces is None or not pieces.enabled:
+        return {}
+    try:
+        return piece_types(pieces, season_pieces(season))
+    except (TypeError, ValueError):
+        return {}
+
+
 def placements(cfg: PiecesConfig, season: SeasonPieces) -> list[Placement]:
     """Every piece placed at reset: the season's layout (``layout = "season"``), then
     ``cfg.extra`` in file order."""

@@ -19,6 +19,7 @@ from simserver.config.limits import (
     PSI,
 )
 from simserver.config.model import Config
+from simserver.config.pieces import field_piece_types
 from simserver.config.registry import registry
 from simserver.field.seasons import field_size
 from simserver.models.battery import DEFAULT_EMPTY_VOLTAGE
@@ -210,6 +211,17 @@ def _cameras(cfg: Config, issues: list[ConfigIssue]) -> None:
         elif names is not None and cam.pipeline != "pieces":
             issues.append(ConfigIssue(f"cameras.{name}.classes", "ignored: the camera's "
                                       "pipeline is \"apriltag\"", warning=True))
+        elif cam.pipeline == "pieces":
+            types = field_piece_types(cfg.pieces, cfg.field.season)
+            try:
+                cam.detector({t.name: t.class_id for t in types.values()})
+            except ValueError as exc:
+                issues.append(ConfigIssue(f"cameras.{name}.classes", str(exc).removeprefix(
+                    "classes: ")))
+            if not types:
+                issues.append(ConfigIssue(f"cameras.{name}.pipeline", "an object detector on a "
+                                          "field without game pieces sees nothing: add "
+                                          "[pieces]", warning=True))
         intr = cam.intrinsics
         if intr is not None and not (intr.cx <= cam.width and intr.cy <= cam.height):
             issues.append(ConfigIssue(f"cameras.{name}.intrinsics", f"the principal point "

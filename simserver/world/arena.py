@@ -35,6 +35,8 @@ class Arena:
         self.substep = substeps.pop()
         self._list = list(self.worlds.values())
         self._pairs = list(itertools.combinations(range(len(self._list)), 2))
+        for w in self._list:
+            w.neighbours = tuple(other for other in self._list if other is not w)
 
     @property
     def time(self) -> float:

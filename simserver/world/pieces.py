@@ -33,6 +33,7 @@ from simserver.config.pieces import (
     station_stock,
 )
 from simserver.contract.snapshot import PieceSnapshot
+from simserver.models.detection import Detectables
 from simserver.models.pieces.flight import Flight
 from simserver.models.pieces.floor import FlightModel, PieceField
 from simserver.models.pieces.goals import Goal
@@ -115,7 +116,7 @@ class FieldPieces:
         self.access = tuple(RobotPieces(self, i) for i in range(len(self.worlds)))
         self.main.field_pieces = self
         for world, access in zip(self.worlds, self.access, strict=True):
-            world.attach_pieces(access)
+            world.attach_pieces(access, self.detectables)
         self.reset()
 
     def reset(self) -> None:
@@ -189,11 +190,10 @@ class FieldPieces:
                              goals=dict(self.goal_counts), picked_up=dict(self.picked_up),
                              shots=dict(self.shots))
 
-    def detectables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The pieces a camera may see (loose and in flight): field positions of their centres
-        (n,3) m, radius (n,) m, height (n,) m, detector class_id (n,) int."""
+    def detectables(self) -> Detectables:
+        """The pieces a camera may see now: loose and in flight."""
         _, pos, radius, height, class_id = self.field.visible()
-        return pos.copy(), radius, height, class_id
+        return Detectables(pos.copy(), radius, height, class_id)
 
 
 class RobotPieces:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from simserver.config.model import Config, FieldConfig, SwitchConfig
+from simserver.config.pieces import field_piece_types
 from simserver.config.references import motor_mechanisms
 from simserver.config.registry import registry
 from simserver.config.vision import camera_specs
@@ -37,6 +38,7 @@ from simserver.models.battery import Battery, Source
 from simserver.models.camera import Frame, VisionSystem
 from simserver.models.collision import Obstacles, outline
 from simserver.models.controller import MotorController
+from simserver.models.detection import Detectables
 from simserver.models.motor import motor_by_name
 from simserver.models.obstacles import Obstacle, convex_ccw
 from simserver.models.pneumatics import PneumaticSystem
@@ -128,9 +130,15 @@ class World:
                 self.pneumatics.add_cylinder(name, cyl.bore, cyl.stroke, cyl.rod_diameter,
                                              cyl.double_acting, cyl.extend_time)
         self.vision: VisionSystem | None = None
+        self._detects = False  # a camera with an object detector
+        self._seen: Callable[[], Detectables] | None = None
+        self.neighbours: tuple[World, ...] = ()  # the other robots on the field (the arena's)
         if cfg.cameras:
+            piece_types = field_piece_types(cfg.pieces, cfg.field.season)
+            specs = camera_specs(cfg.cameras, {t.name: t.class_id for t in piece_types.values()})
+            self._detects = any(spec.detector is not None for spec in specs)
             self.vision = VisionSystem(
-                camera_specs(cfg.cameras), cfg.vision.all_fiducials(cfg.field.season),
+                specs, cfg.vision.all_fiducials(cfg.field.season),
                 cfg.vision.bearing_targets(), self.obstacles.obstacles,
                 rng=self._rng.spawn(1)[0])
         self.frames: tuple[Frame, ...] = ()
@@ -302,9 +310,20 @@ class World:
         """The game pieces this robot can handle (set by the field's pieces), or None."""
         return self._pieces
 
-    def attach_pieces(self, access: PieceAccess | None) -> None:
-        """Give this robot's mechanisms access to the field's game pieces."""
+    def attach_pieces(self, access: PieceAccess | None,
+                      seen: Callable[[], Detectables] | None = None) -> None:
+        """Give this robot's mechanisms access to the field's game pieces, and its cameras
+        ``seen``: the pieces a camera could see now."""
         self._pieces = access
+        self._seen = seen
+
+    def outline_obstacle(self) -> Obstacle:
+        """This robot's outline where it is now, as a prism of its height (what it hides from
+        another robot's cameras)."""
+        x, y, heading = self.pose
+        c, s = math.cos(heading), math.sin(heading)
+        return Obstacle("robot", tuple((x + px * c - py * s, y + px * s + py * c)
+                                       for px, py in self.polygon), self.cfg.robot.height)
 
     def motor(self, name: str) -> float:
         """Duty cycle of motor output ``name`` with its inversion applied."""
@@ -437,7 +456,11 @@ class World:
         _, _, heading = self.pose
         self.gyro.read(heading, self.chassis_speeds[2], n * self.substep)
         if self.vision is not None:
-            self.frames = tuple(self.vision.update(self.time, self.pose))
+            pieces = robots = None
+            if self._detects:
+                pieces = None if self._seen is None else self._seen()
+                robots = [n.outline_obstacle() for n in self.neighbours] or None
+            self.frames = tuple(self.vision.update(self.time, self.pose, pieces, robots))
 
     def _build_mechanism(self, name: str, type_name: str, config: Any) -> Model:
         path = f"mechanisms.{name}"

@@ -284,10 +284,10 @@ def test_detectables_are_loose_and_flying_pieces() -> None:
     access = world.pieces
     assert access is not None
     access.take(1, (0.0, 0.0, 0.3))
-    pos, radius, height, class_id = pieces.detectables()
-    assert pos[:, :2].tolist() == [[3.0, 3.0], [5.0, 5.0]]
-    assert radius.tolist() == [0.075, 0.075] and height.tolist() == [0.15, 0.15]
-    assert class_id.tolist() == [0, 0]
+    seen = pieces.detectables()
+    assert seen.positions[:, :2].tolist() == [[3.0, 3.0], [5.0, 5.0]]
+    assert seen.radius.tolist() == [0.075, 0.075] and seen.height.tolist() == [0.15, 0.15]
+    assert seen.class_id.tolist() == [0, 0] and seen.sphere.tolist() == [True, True]
 
 
 def test_scripted_run_drives_through_pieces_and_records() -> None:

@@ -172,9 +172,10 @@ def number(
 
 
 def integer(default: int | None, doc: str, *, minimum: int | None = None,
-            maximum: int | None = None, usual: Usual = (None, None)) -> Any:
-    """A whole number."""
-    spec = Spec("integer", doc, default=default, required=default is None,
+            maximum: int | None = None, usual: Usual = (None, None),
+            optional: bool = False) -> Any:
+    """A whole number; ``optional`` ones may be left out (then None)."""
+    spec = Spec("integer", doc, default=default, required=default is None and not optional,
                 **_bounds(minimum, maximum, False, usual))
     return _field(spec)
 

@@ -317,8 +317,13 @@ class Model(Protocol):
         """Current value of every declared output, by output name."""
         ...
 
-    # Optional: ``drawing() -> Drawing`` for a Mechanism2d at /SmartDashboard/<name>, and
-    # ``joint() -> (position, velocity)`` (m or rad) when the type declares ``joint``.
+    # Optional: ``drawing() -> Drawing`` for a Mechanism2d at /SmartDashboard/<name>,
+    # ``joint() -> (position, velocity)`` (m or rad) when the type declares ``joint``, and
+    # ``components() -> tuple[wpimath.geometry.Pose3d, ...]`` when it declares
+    # ``components``: the pose of each moving part in the robot frame (x forward, y left,
+    # z up from the carpet, origin under the robot centre), in AdvantageScope's
+    # articulated-component convention (each part's pose as if its model, zeroed at the
+    # origin, were moved to where it is now), published in /simserver/robot/components.
 
 
 @dataclass(frozen=True)
@@ -333,7 +338,8 @@ class ModelType:
     drives nothing else). joint: "length" or "angle"
     when the model's ``joint()`` returns (position, velocity) of a linear or rotary output, so
     encoders and limit switches can be attached to it; "" for none. mechanism2d: the model has
-    ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``).
+    ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``). components: the model has
+    ``components()`` (poses of its moving parts for AdvantageScope's 3-D field).
     """
 
     name: str
@@ -348,6 +354,7 @@ class ModelType:
     motors: Callable[[Any], Sequence[DriveMotor]] | None = None
     joint: str = ""
     mechanism2d: bool = False
+    components: bool = False
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:

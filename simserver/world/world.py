@@ -539,4 +539,7 @@ class World:
             drive={n: v for n, v in outputs.items() if n in nt},
             drive_log={n: v for n, v in outputs.items() if n not in nt},
             frames=self.frames,
+            components=tuple(pose for m in self.mechanisms.values()
+                             if (parts := getattr(m, "components", None)) is not None
+                             for pose in parts()),
         )

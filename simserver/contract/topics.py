@@ -269,7 +269,7 @@ COMPONENTS_SPEC = TopicSpec(
     COMPONENTS, "struct:Pose3d[]", "out", "m, rad",
     "Poses of the mechanisms' moving parts in the robot frame (x forward, y left, z up from "
     "the carpet under the robot centre), for AdvantageScope's articulated components "
-    "(docs/nt.md): in the order of `[mechanisms]` in the config, each elevator's stages "
+    "(docs/viewing.md): in the order of `[mechanisms]` in the config, each elevator's stages "
     "then its carriage, each arm's segment at its pivot, then the parts of plugin types.")
 SHOWN = {STATES[code]: code for code in (LOOSE, FLIGHT, HELD)}
 """The piece states published as pose arrays, name -> state code (gone pieces are not

@@ -3,8 +3,9 @@
 A scenario is a small TOML file (docs/scenarios.md) saying which mode to enable, how long to run
 and what must hold: the final pose within a tolerance, no wall (or field element) contact, a
 minimum battery voltage, how closely the true path followed a WPILib trajectory (PathWeaver
-JSON), and how closely the robot program's own pose estimate (its odometry, read from one of its
-NetworkTables topics) tracked the true pose.
+JSON), how closely the robot program's own pose estimate (its odometry, read from one of its
+NetworkTables topics) tracked the true pose, and how many game pieces were scored, picked up
+and shot.
 It is parsed by the config machinery, so its errors read like config errors. Units inside are
 SI (m, rad, s, V); strings with units appear only in the file and in the report.
 

@@ -177,3 +177,23 @@ def test_mechanism_components_reach_a_real_client():
 def _forward(distance: float):
     from wpimath.geometry import Transform3d
     return Transform3d(Translation3d(distance, 0.0, 0.0), Rotation3d())
+
+
+def test_another_robots_components_are_under_its_prefix():
+    s = Served(make_world())
+    other = make_world(SHOULDER_NEO + ARM)
+    partner = NtAdapter(other.cfg, s.adapter.endpoint, robot=("partner", s.adapter))
+    try:
+        sub = s.poses(topics.robot_prefix("partner") + "/robot/components")
+        snap = other.snapshot()
+
+        def arrived() -> bool:
+            partner.publish(snap, flush=False)
+            s.adapter.publish(s.world.snapshot())
+            return len(sub.get()) == 1
+        wait_for(arrived, 10, "the partner's components")
+        assert sub.get()[0].rotation().Y() == pytest.approx(math.radians(80))  # at -80 deg
+        assert not s.inst.getTopic(topics.COMPONENTS).exists()  # the kitbot has none
+    finally:
+        partner.close()
+        s.close()

@@ -143,3 +143,20 @@ def test_read_recording_without_pieces_has_none(tmp_path):
     trace = read_recording(path).trace
     assert trace.scores == {} and trace.pieces == {}
     assert np.isfinite(list(trace.data["x"])).all()
+
+
+def test_another_robots_components_are_recorded_under_its_prefix(tmp_path):
+    main, other = make_world(), make_world(SHOWN)
+    path = tmp_path / "others.wpilog"
+    rec = WpilogRecorder(path, main.cfg, main.field_size, others={"partner": other.cfg})
+    for _ in range(3):
+        main.step(main.cfg.sim.tick)
+        other.step(other.cfg.sim.tick)
+        rec.record(main.snapshot(), others={"partner": other.snapshot()})
+    rec.close()
+    log = read_log(path)
+    entry = log[topics.robot_prefix("partner") + "/robot/components"]
+    assert entry.type == "struct:Pose3d[]"
+    assert len(wpistruct.unpackArray(Pose3d, entry.records[-1][1])) == 4
+    assert topics.COMPONENTS not in log  # the main robot has no mechanisms
+    assert not [n for n in log if n.startswith("/SmartDashboard/")]  # drawn: the main's only

@@ -120,6 +120,12 @@ def robot_prefix(robot: str) -> str:
     return f"{PREFIX}/robots/{robot}"
 
 
+def of_robot(robot: str, name: str) -> str:
+    """Topic ``name`` (a /simserver topic) of robot ``robot``: the main robot's ("") as it
+    is, another's under its :func:`robot_prefix`."""
+    return robot_prefix(robot) + name.removeprefix(PREFIX) if robot else name
+
+
 def motor(name: str) -> str:
     """Input: duty cycle of motor ``name``."""
     return f"{PREFIX}/motors/{name}"
@@ -478,9 +484,8 @@ def piece_specs(pieces: PieceSnapshot) -> list[TopicSpec]:
     out += [PIECE_SCORES.of(alliance=a) for a in pieces.scores]
     out += [PIECE_GOALS.of(goal=g) for g in pieces.goals]
     for robot in dict.fromkeys((*pieces.picked_up, *pieces.shots)):
-        for spec in PIECE_COUNTS:
-            out.append(spec if not robot else dataclasses.replace(
-                spec, name=robot_prefix(robot) + spec.name.removeprefix(PREFIX)))
+        out += [dataclasses.replace(spec, name=of_robot(robot, spec.name))
+                for spec in PIECE_COUNTS]
     return out
 
 
@@ -496,6 +501,5 @@ def piece_values(pieces: PieceSnapshot) -> dict[str, Any]:
     out.update({pieces_scored(a): int(n) for a, n in pieces.scores.items()})
     out.update({goal_scored(g): int(n) for g, n in pieces.goals.items()})
     for counts, name in ((pieces.picked_up, PICKED_UP), (pieces.shots, SHOTS)):
-        for robot, n in counts.items():
-            out[name if not robot else robot_prefix(robot) + name.removeprefix(PREFIX)] = int(n)
+        out.update({of_robot(robot, name): int(n) for robot, n in counts.items()})
     return out

@@ -2,7 +2,7 @@
 and six colliding robots; game pieces on the field), mechanisms vs WPILib's, latency over
 NetworkTables (a plain ntcore client, and a real robot program through the bridge), real-time
 pacing, lock-step with a real robot program, the cost of a camera frame against photonlibpy's
-simulation, and memory.
+simulation, what showing 500 game pieces costs per tick, and memory.
 
 Each benchmark prints its figures next to a reference measured in the same run (WPILib's
 models; an NT echo; bare processes). The figures are information, not pass/fail: the exit
@@ -37,6 +37,7 @@ try:
         mechanisms,
         memory,
         pacing,
+        pieces_shown,
         robot_latency,
         throughput,
         vision,
@@ -52,6 +53,7 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import mechanisms  # type: ignore
     import memory  # type: ignore
     import pacing  # type: ignore
+    import pieces_shown  # type: ignore
     import robot_latency  # type: ignore
     import throughput  # type: ignore
     import vision  # type: ignore
@@ -61,10 +63,11 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
 FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0,
         "lockstep": 60.0, "vision_poses": 200, "worlds": 30.0, "worlds_repeats": 3, "pieces": 30.0,
         "mechanisms": 60.0, "robot_switches": 1000, "kills": 120, "freezes": 20,
-        "inputs_mb": 60.0}
+        "inputs_mb": 60.0, "pieces_ticks": 500}
 QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0,
          "lockstep": 10.0, "vision_poses": 50, "worlds": 5.0, "worlds_repeats": 1, "pieces": 5.0,
-         "mechanisms": 10.0, "robot_switches": 100, "kills": 12, "freezes": 3, "inputs_mb": 5.0}
+         "mechanisms": 10.0, "robot_switches": 100, "kills": 12, "freezes": 3, "inputs_mb": 5.0,
+         "pieces_ticks": 100}
 
 
 def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
@@ -72,7 +75,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                     vis: dict | None = None, wor: dict | None = None,
                     mech: dict | None = None, rlat: dict | None = None,
                     mem: dict | None = None, gone: dict | None = None,
-                    inp: dict | None = None, pie: dict | None = None) -> str:
+                    inp: dict | None = None, pie: dict | None = None,
+                    shown: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, every section measured."""
     lines = [
         "# simserver benchmark figures",
@@ -96,6 +100,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
         lines += [bench_pieces.format_markdown(pie).rstrip(), ""]
     if mech is not None:
         lines += ["## Mechanisms", "", mechanisms.format_markdown(mech).rstrip(), ""]
+    if shown is not None:
+        lines += ["## Game pieces shown", "", pieces_shown.format_markdown(shown).rstrip(), ""]
     lines += ["## Latency", "", latency.format_markdown(lat).rstrip(), ""]
     if rlat is not None:
         lines += [robot_latency.format_markdown(rlat).rstrip(), ""]
@@ -143,6 +149,9 @@ def main(argv: list[str] | None = None) -> int:
     mech = mechanisms.measure_mechanisms(p["mechanisms"], int(p["repeats"]))
     print(mechanisms.format_table(mech), flush=True)
     print(flush=True)
+    shown = pieces_shown.measure(int(p["pieces_ticks"]), int(p["repeats"]))
+    print(pieces_shown.format_table(shown), flush=True)
+    print(flush=True)
     lat = latency.measure_latency(int(p["switches"]), int(p["warmup"]))
     print(latency.format_table(lat), flush=True)
     print(flush=True)
@@ -176,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis,
-                                               wor, mech, rlat, mem, gone, inp, pie),
+                                               wor, mech, rlat, mem, gone, inp, pie, shown),
                                 encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

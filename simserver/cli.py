@@ -434,8 +434,9 @@ def _robot_prefixes(given: tuple[str, ...]) -> tuple[str, ...]:
 def plot_cmd(recording: str, output: str | None, title: str | None) -> None:
     """Plot a recording of `simserver run --record RECORDING` (headless, PNG).
 
-    Path on the field, wheel speeds, yaw rate, motor currents, battery voltage and current;
-    the field size comes from the recording (the 2026 field if it has none).
+    Path on the field, wheel speeds, yaw rate, motor currents, battery voltage and current,
+    and the game pieces (last positions, scores over time) when the field has them; the field
+    size comes from the recording (the 2026 field if it has none).
 
     \b
     Example:

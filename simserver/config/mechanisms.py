@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from simserver.config.fields import (
+    integer,
     number,
     optional_quantity,
     optional_section,
@@ -13,12 +14,14 @@ from simserver.config.fields import (
     section,
     text,
 )
-from simserver.config.limits import DEG, INCH, MECHANISM_GEARING, TRAVEL
+from simserver.config.limits import DEG, INCH, MECHANISM_GEARING, ROBOT_REACH, TRAVEL
 from simserver.config.losses import LinearCharacterization, LossesConfig, RotaryCharacterization
 
 GEARING: dict[str, Any] = {"minimum": MECHANISM_GEARING[0], "maximum": MECHANISM_GEARING[1]}
 HEIGHT: dict[str, Any] = {"minimum": -TRAVEL, "maximum": TRAVEL}
 ANGLE: dict[str, Any] = {"minimum": -360 * DEG, "maximum": 360 * DEG}
+ON_ROBOT: dict[str, Any] = {"minimum": -ROBOT_REACH, "maximum": ROBOT_REACH}
+_SHOWN = " For AdvantageScope's 3-D robot (/simserver/robot/components) only."
 
 
 @dataclass(frozen=True)
@@ -44,6 +47,15 @@ class ElevatorConfig:
     losses: LossesConfig = section(LossesConfig, "Friction, gearbox and motor losses "
                                    "(static friction in N at the carriage: the voltage × "
                                    "the force per volt).")
+    stages: int = integer(1, "Moving parts shown: 1 for the carriage alone; n for n − 1 "
+                          "stages under it, stage k rising k/n of the carriage's travel "
+                          "(cascade rigging)." + _SHOWN, minimum=1, maximum=6)
+    base_x: float = quantity("0 m", "length", "Where the moving parts are at the bottom of "
+                             "travel: forward of the robot centre." + _SHOWN, **ON_ROBOT)
+    base_y: float = quantity("0 m", "length", "Likewise, left of the robot centre." + _SHOWN,
+                             **ON_ROBOT)
+    base_z: float = quantity("0 m", "length", "Likewise, above the carpet (the carriage is "
+                             "shown at base_z + height − min_height)." + _SHOWN, **ON_ROBOT)
     characterization: LinearCharacterization | None = optional_section(
         "SysId results per metre of carriage travel: kS and kV set the friction, kA the "
         "inertia (carriage_mass is then not used for it), kG the weight (default: "
@@ -77,6 +89,13 @@ class ArmConfig:
         "angle", "Above this, output driving up is cut (firmware soft limit).", **ANGLE)
     losses: LossesConfig = section(LossesConfig, "Friction, gearbox and motor losses "
                                    "(static friction in N·m at the pivot).")
+    pivot_x: float = quantity("0 m", "length", "Pivot position forward of the robot centre "
+                              "(the arm swings in the robot's x-z plane, about an axis "
+                              "parallel to y; angle 0 points forward)." + _SHOWN, **ON_ROBOT)
+    pivot_y: float = quantity("0 m", "length", "Pivot position left of the robot centre."
+                              + _SHOWN, **ON_ROBOT)
+    pivot_z: float = quantity("0 m", "length", "Pivot height above the carpet." + _SHOWN,
+                              **ON_ROBOT)
     characterization: RotaryCharacterization | None = optional_section(
         "SysId results per radian: kS and kV set the friction, kA the moment of inertia, kG "
         "(the cosine term: the voltage holding it horizontal) the gravity torque (default: "

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from wpimath.geometry import Pose3d
 
 from simserver.models.api import Drawing
 from simserver.models.camera import Frame
@@ -66,6 +67,9 @@ class Snapshot:
     declares for recordings only (``nt=False``). chassis_speeds: robot-frame
     (vx, vy, omega). frames: camera frames delivered during the last
     tick, in delivery order. pieces: the game pieces of the field (None when it has none).
+    components: the poses of the mechanisms' moving parts in the robot frame, in the order
+    of the mechanisms in the config (AdvantageScope's articulated components; see
+    ``Model.components``).
 
     battery_voltage, battery_current and brownout are the battery's state after the tick's
     last substep; min_voltage, max_current and brownout_in_tick aggregate every substep of the
@@ -108,3 +112,4 @@ class Snapshot:
     drive_log: dict[str, Any] = field(default_factory=dict)
     frames: tuple[Frame, ...] = ()
     pieces: PieceSnapshot | None = None
+    components: tuple[Pose3d, ...] = ()

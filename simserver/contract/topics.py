@@ -27,8 +27,9 @@ from wpimath.kinematics import ChassisSpeeds
 
 from simserver.config.model import Config
 from simserver.config.registry import registry
-from simserver.contract.snapshot import Snapshot
+from simserver.contract.snapshot import PieceSnapshot, Snapshot
 from simserver.models.api import OutputSpec
+from simserver.models.pieces.types import FLIGHT, HELD, LOOSE, STATES
 from simserver.units import unit_kind
 
 # A placeholder: ``<name>`` stands for one path segment, ``<name...>`` for one or more.
@@ -102,6 +103,10 @@ CHASSIS_SPEEDS = f"{PREFIX}/drive/chassis_speeds"
 PRESSURE = f"{PREFIX}/pneumatics/pressure"
 COMPRESSOR_RUNNING = f"{PREFIX}/pneumatics/compressor_running"
 COMPRESSOR_CURRENT = f"{PREFIX}/pneumatics/compressor_current"
+COMPONENTS = f"{PREFIX}/robot/components"
+PIECES = f"{PREFIX}/pieces"
+PICKED_UP = f"{PIECES}/picked_up"
+SHOTS = f"{PIECES}/shots"
 DS_MODE = f"{PREFIX}/ds/mode"
 ROBOT_MODE = f"{PREFIX}/robot/mode"
 MODES = ("disabled", "autonomous", "teleop", "test")
@@ -113,6 +118,12 @@ def robot_prefix(robot: str) -> str:
     """Where the topics of another robot of the arena (``[robots.<robot>]``) live: the same
     names as the main robot's with this prefix instead of /simserver."""
     return f"{PREFIX}/robots/{robot}"
+
+
+def of_robot(robot: str, name: str) -> str:
+    """Topic ``name`` (a /simserver topic) of robot ``robot``: the main robot's ("") as it
+    is, another's under its :func:`robot_prefix`."""
+    return robot_prefix(robot) + name.removeprefix(PREFIX) if robot else name
 
 
 def motor(name: str) -> str:
@@ -163,6 +174,22 @@ def cylinder_extension(name: str) -> str:
 def bearing_target(camera: str, target: str) -> str:
     """Output: what camera ``camera`` sees of bearing target ``target``."""
     return f"{PREFIX}/vision/{camera}/{target}"
+
+
+def pieces_in(state: str, piece_type: str) -> str:
+    """Output: poses of the game pieces of type ``piece_type`` in state ``state`` (a name of
+    :data:`simserver.models.pieces.types.STATES`)."""
+    return f"{PIECES}/{state}/{piece_type}"
+
+
+def pieces_scored(alliance: str) -> str:
+    """Output: pieces scored in the goals of ``alliance`` ("blue" or "red")."""
+    return f"{PIECES}/scores/{alliance}"
+
+
+def goal_scored(goal: str) -> str:
+    """Output: pieces scored in goal ``goal``."""
+    return f"{PIECES}/goals/{goal}"
 
 
 def joystick_axes(index: int | str) -> str:
@@ -244,6 +271,34 @@ OTHER_ROBOT = TopicSpec(robot_prefix("<robot>") + "/<topic...>", "(as its own)",
                         "inputs and its sensors, pose, drive and mechanism state. `--record` "
                         "records every robot of `[robots]` (scripted ones too) under these "
                         "names, with its truth entries.")
+COMPONENTS_SPEC = TopicSpec(
+    COMPONENTS, "struct:Pose3d[]", "out", "m, rad",
+    "Poses of the mechanisms' moving parts in the robot frame (x forward, y left, z up from "
+    "the carpet under the robot centre), for AdvantageScope's articulated components "
+    "(docs/viewing.md): in the order of `[mechanisms]` in the config, each elevator's stages "
+    "then its carriage, each arm's segment at its pivot, then the parts of plugin types.")
+SHOWN = {STATES[code]: code for code in (LOOSE, FLIGHT, HELD)}
+"""The piece states published as pose arrays, name -> state code (gone pieces are not
+shown)."""
+PIECE_POSES = TopicSpec(
+    pieces_in("<state>", "<type>"), "struct:Pose3d[]", "out", "m, rad",
+    "Field poses of the game pieces of type `<type>` that are on the carpet "
+    "(`<state>` = `floor`), in flight (`flight`) or held by a robot (`held`): one array per "
+    "tick, empty when none are; only when the field has game pieces. AdvantageScope's 3-D "
+    "field draws them as game pieces.")
+PIECE_SCORES = TopicSpec(pieces_scored("<alliance>"), "int", "out", "count",
+                         "Pieces scored in the goals of alliance `blue` or `red` since reset.")
+PIECE_GOALS = TopicSpec(goal_scored("<goal>"), "int", "out", "count",
+                        "Pieces scored in goal `<goal>` (the season's goal names) since reset.")
+PIECE_COUNTS = (
+    TopicSpec(PICKED_UP, "int", "out", "count",
+              "Game pieces this robot took in since reset (another robot's under its "
+              "prefix)."),
+    TopicSpec(SHOTS, "int", "out", "count",
+              "Game pieces this robot released (shot or dropped) since reset (another "
+              "robot's under its prefix)."),
+)
+PIECE_SPECS = (PIECE_POSES, PIECE_SCORES, PIECE_GOALS, *PIECE_COUNTS)
 _MODE_LIST = ", ".join(f'"{m}"' for m in MODES)
 BRIDGE = (
     TopicSpec(ROBOT_MODE, "string", "in", "",
@@ -331,15 +386,18 @@ def contract_for(cfg: Config) -> list[TopicSpec]:
     reg = registry()
     drive_type = reg.get("drivetrain", cfg.drivetrain_type)
     mechanisms = {}
+    components = False
     for name, section in cfg.mechanisms.items():
         mt = reg.get("mechanism", section.type)
         if mt is not None:
             mechanisms[name] = list(mt.outputs)
-    return own_specs(list(cfg.motors), list(cfg.solenoids),
-                     {n: e.unit for n, e in cfg.encoders.items()},
-                     drive_type.outputs if drive_type is not None else (),
-                     list(cfg.switches), cfg.pneumatics is not None, list(cfg.cylinders),
-                     mechanisms, list(cfg.cameras), list(cfg.vision.targets)) + bridge_specs()
+            components = components or mt.components
+    specs = own_specs(list(cfg.motors), list(cfg.solenoids),
+                      {n: e.unit for n, e in cfg.encoders.items()},
+                      drive_type.outputs if drive_type is not None else (),
+                      list(cfg.switches), cfg.pneumatics is not None, list(cfg.cylinders),
+                      mechanisms, list(cfg.cameras), list(cfg.vision.targets))
+    return specs + ([COMPONENTS_SPEC] if components else []) + bridge_specs()
 
 
 def own_reference() -> list[TopicSpec]:
@@ -356,7 +414,8 @@ def own_reference() -> list[TopicSpec]:
     specs = own_specs(["<motor>"], ["<solenoid>"], {"<encoder>": None}, (), ["<switch>"], True,
                       ["<cylinder>"], mechanisms, ["<camera>"], ["<target>"])
     at = specs.index(CHASSIS_SPEEDS_SPEC)
-    return [*specs[:at], *drive.values(), *specs[at + 1:], OTHER_ROBOT, *BRIDGE]
+    return [*specs[:at], *drive.values(), *specs[at + 1:], COMPONENTS_SPEC, *PIECE_SPECS,
+            OTHER_ROBOT, *BRIDGE]
 
 
 # --- values ----------------------------------------------------------------------------------
@@ -414,4 +473,33 @@ def output_values(snap: Snapshot) -> dict[str, Any]:
     out.update({current(n): amps for n, amps in snap.currents.items()})
     out[TIME] = snap.time
     out.update(extra_values(snap))
+    return out
+
+
+def piece_specs(pieces: PieceSnapshot) -> list[TopicSpec]:
+    """The game-piece topics of a field whose pieces are ``pieces``, names filled in: a
+    pose array per shown state and type, the scores per alliance and per goal, and the
+    pick-up and shot counts of each robot (another robot's under its prefix)."""
+    out = [PIECE_POSES.of(state=state, type=t) for state in SHOWN for t in pieces.types]
+    out += [PIECE_SCORES.of(alliance=a) for a in pieces.scores]
+    out += [PIECE_GOALS.of(goal=g) for g in pieces.goals]
+    for robot in dict.fromkeys((*pieces.picked_up, *pieces.shots)):
+        out += [dataclasses.replace(spec, name=of_robot(robot, spec.name))
+                for spec in PIECE_COUNTS]
+    return out
+
+
+def piece_values(pieces: PieceSnapshot) -> dict[str, Any]:
+    """Topic -> value of every game-piece topic (see :func:`piece_specs`): each pose array
+    as an (n, 6) array of (x m, y m, z m, roll rad, pitch rad, yaw rad) rows, the counts as
+    ints."""
+    out: dict[str, Any] = {}
+    for state, code in SHOWN.items():
+        chosen = pieces.state == code
+        for k, t in enumerate(pieces.types):
+            out[pieces_in(state, t)] = pieces.pose[chosen & (pieces.kind == k)]
+    out.update({pieces_scored(a): int(n) for a, n in pieces.scores.items()})
+    out.update({goal_scored(g): int(n) for g, n in pieces.goals.items()})
+    for counts, name in ((pieces.picked_up, PICKED_UP), (pieces.shots, SHOTS)):
+        out.update({of_robot(robot, name): int(n) for robot, n in counts.items()})
     return out

@@ -12,10 +12,13 @@ import math
 import typing
 
 import ntcore
+import numpy as np
 
 from simserver.contract import topics
+from simserver.contract.snapshot import PieceSnapshot
 from simserver.contract.topics import TopicGroup, TopicSpec
 from simserver.models.api import OutputSpec
+from simserver.models.pieces.types import FLIGHT, LOOSE
 
 NAME = "SimField"
 TABLE = f"/SmartDashboard/{NAME}"
@@ -38,6 +41,9 @@ CAMERA_TAGS = _object("<camera> tags", "[m, m, deg, ...]",
 PIECES = _object("<mechanism>", "[m, m, deg, ...]",
                  "A mechanism's `field2d` output (for example the game pieces of an intake "
                  "plugin), one [x, y, heading] triplet per pose.")
+GAME_PIECES = _object("Pieces", "[m, m, deg, ...]",
+                      "Only when the field has game pieces: those on the carpet and in flight "
+                      "(every type), [x, y, yaw] each.")
 TRAJECTORY = _object("Trajectory", "[m, m, deg, ...]",
                      "With `--check` of a scenario with a trajectory: its poses.")
 TOPICS = TopicGroup(
@@ -45,7 +51,8 @@ TOPICS = TopicGroup(
     "which Glass, Shuffleboard, Elastic and AdvantageScope draw. Every object is a `double[]` "
     "of [x m, y m, heading deg] triplets. simserver never writes the robot program's own "
     "Field2d.",
-    (TYPE, TITLE, CONTROLLABLE, ROBOT, OTHER_ROBOT, CAMERA_TAGS, PIECES, TRAJECTORY))
+    (TYPE, TITLE, CONTROLLABLE, ROBOT, OTHER_ROBOT, CAMERA_TAGS, PIECES, GAME_PIECES,
+     TRAJECTORY))
 
 
 def output_topic(mechanism: str, out: OutputSpec) -> TopicSpec:
@@ -54,6 +61,20 @@ def output_topic(mechanism: str, out: OutputSpec) -> TopicSpec:
     if out.type == "field2d":
         return PIECES.of(mechanism=mechanism)
     return topics.mechanism_topic(mechanism, out)
+
+
+def loose_poses(pieces: PieceSnapshot) -> np.ndarray:
+    """(n, 3) rows of (x m, y m, yaw rad) of the pieces on the carpet or in flight, by id."""
+    shown = (pieces.state == LOOSE) | (pieces.state == FLIGHT)
+    return pieces.pose[shown][:, (0, 1, 5)]
+
+
+def flat(poses: np.ndarray) -> list[typing.SupportsFloat | typing.SupportsIndex]:
+    """(n, 3) rows of (x m, y m, heading rad) as the Field2d wire has them: [x, y, deg, ...]."""
+    out = np.array(poses, dtype=float).reshape(-1, 3)
+    out[:, 2] = np.degrees(out[:, 2])
+    values: list[typing.SupportsFloat | typing.SupportsIndex] = out.ravel().tolist()
+    return values
 
 
 class Field2dPublisher:
@@ -72,19 +93,26 @@ class Field2dPublisher:
         self._controllable.set(False)
         self._objects: dict[str, ntcore.DoubleArrayPublisher] = {}
 
-    def set_poses(self, topic: str, poses: list[tuple[float, float, float]]) -> None:
-        """Set the object on ``topic`` (one of the object specs above, filled) to poses given
-        as (x m, y m, heading rad)."""
+    def _object(self, topic: str) -> ntcore.DoubleArrayPublisher:
         pub = self._objects.get(topic)
         if pub is None:
             if not topic.startswith(f"{TABLE}/"):
                 raise ValueError(f"{topic!r} is not an object of {TABLE}")
             pub = self._inst.getDoubleArrayTopic(topic).publish(self._options)
             self._objects[topic] = pub
-        flat: list[typing.SupportsFloat | typing.SupportsIndex] = []
+        return pub
+
+    def set_poses(self, topic: str, poses: list[tuple[float, float, float]]) -> None:
+        """Set the object on ``topic`` (one of the object specs above, filled) to poses given
+        as (x m, y m, heading rad)."""
+        values: list[typing.SupportsFloat | typing.SupportsIndex] = []
         for x, y, heading in poses:
-            flat += (x, y, math.degrees(heading))
-        pub.set(flat)
+            values += (x, y, math.degrees(heading))
+        self._object(topic).set(values)
+
+    def set_array(self, topic: str, poses: np.ndarray) -> None:
+        """Like :meth:`set_poses`, the poses as an (n, 3) array (hundreds of game pieces)."""
+        self._object(topic).set(flat(poses))
 
     def close(self) -> None:
         """Unpublish everything."""

@@ -39,8 +39,10 @@ BRIDGE_INTRO = (
 RECORD_INTRO = (
     "Entries only the WPILib data log of `simserver run --record` has, never published on "
     "NetworkTables. The log also records, under their names, the main robot's /simserver topics "
-    "above except the heartbeat and the bearing targets, the bridge commands, each mechanism's "
-    "`field2d` output, and the robot program's own topics as `NT:<topic>` "
+    "above except the heartbeat and the bearing targets (the game pieces' and the components' "
+    "pose arrays only when they change), the bridge commands, each mechanism's `field2d` "
+    "output, each drawn mechanism's Mechanism2d table (as WPILib's Mechanism2d publishes it, "
+    "for AdvantageScope's Mechanism tab), and the robot program's own topics as `NT:<topic>` "
     "(`--record-robot-topics`).")
 
 

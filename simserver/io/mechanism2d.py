@@ -10,6 +10,9 @@ Table ``/SmartDashboard/<name>``: ``.type`` = "Mechanism2d" (topic property
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import ntcore
 
 from simserver.contract.topics import TopicGroup, TopicSpec
@@ -59,60 +62,64 @@ def ligament_path(drawing: Drawing, lig: Ligament) -> tuple[str, str]:
     return by_name[parts[-1]].root, "/".join(reversed(parts))
 
 
+BACKGROUND_COLOR = "#000020"
+
+
+def entries(name: str, drawing: Drawing, background: str = BACKGROUND_COLOR
+            ) -> dict[str, str | bool | float | list[float]]:
+    """Topic -> value of every entry of mechanism ``name``'s table for ``drawing`` (the
+    declarations above, filled): what :class:`Mechanism2dPublisher` publishes and
+    ``--record`` records. Numbers are floats, as WPILib publishes them."""
+    out: dict[str, str | bool | float | list[float]] = {
+        TYPE.at(mechanism=name): "Mechanism2d", TITLE.at(mechanism=name): name,
+        CONTROLLABLE.at(mechanism=name): False,
+        DIMS.at(mechanism=name): [float(drawing.width), float(drawing.height)],
+        BACKGROUND.at(mechanism=name): background}
+    for root, (x, y) in drawing.roots.items():
+        out[ROOT_X.at(mechanism=name, root=root)] = float(x)
+        out[ROOT_Y.at(mechanism=name, root=root)] = float(y)
+    for lig in drawing.ligaments:
+        root, path = ligament_path(drawing, lig)
+        names = {"mechanism": name, "root": root, "ligament": path}
+        out[LIGAMENT_TYPE.at(**names)] = "line"
+        out[ANGLE.at(**names)] = float(lig.angle)
+        out[LENGTH.at(**names)] = float(lig.length)
+        out[WEIGHT.at(**names)] = float(lig.weight)
+        out[COLOR.at(**names)] = lig.color
+    return out
+
+
 class Mechanism2dPublisher:
     """Publishes one Drawing; call :meth:`update` every tick."""
 
     def __init__(self, inst: ntcore.NetworkTableInstance, name: str, drawing: Drawing,
-                 options: ntcore.PubSubOptions, background: str = "#000020"):
+                 options: ntcore.PubSubOptions, background: str = BACKGROUND_COLOR):
         self._inst = inst
         self._name = name
         self._opts = options
-        self._keep: list[ntcore.Publisher] = []
-        typ = inst.getStringTopic(TYPE.at(mechanism=name)).publishEx(
-            "string", {"SmartDashboard": "Mechanism2d"}, options)
-        typ.set("Mechanism2d")
-        nm = inst.getStringTopic(TITLE.at(mechanism=name)).publish(options)
-        nm.set(name)
-        ctl = inst.getBooleanTopic(CONTROLLABLE.at(mechanism=name)).publish(options)
-        ctl.set(False)
-        dims = inst.getDoubleArrayTopic(DIMS.at(mechanism=name)).publish(options)
-        dims.set([drawing.width, drawing.height])
-        bg = inst.getStringTopic(BACKGROUND.at(mechanism=name)).publish(options)
-        bg.set(background)
-        self._keep += [typ, nm, ctl, dims, bg]
-        self._roots: dict[str, tuple[ntcore.DoublePublisher, ntcore.DoublePublisher]] = {}
-        self._ligs: dict[str, tuple[ntcore.DoublePublisher, ntcore.DoublePublisher,
-                                    ntcore.DoublePublisher, ntcore.StringPublisher]] = {}
-        self._paths = {lig.name: ligament_path(drawing, lig) for lig in drawing.ligaments}
+        self._background = background
+        self._pubs: dict[str, Callable[[Any], None]] = {}
         self.update(drawing)
 
     def update(self, drawing: Drawing) -> None:
         """Publish the current root positions and ligament lengths, angles and colours."""
+        for topic, value in entries(self._name, drawing, self._background).items():
+            pub = self._pubs.get(topic)
+            if pub is None:
+                pub = self._pubs[topic] = self._publisher(topic, value)
+            pub(value)
+
+    def _publisher(self, topic: str, value: Any) -> Callable[[Any], None]:
+        """The setter of ``topic`` for values like ``value``; a ``.type`` entry carries the
+        SmartDashboard topic property WPILib's SendableBuilder gives it."""
         inst, opts = self._inst, self._opts
-        for root, (x, y) in drawing.roots.items():
-            pubs = self._roots.get(root)
-            if pubs is None:
-                names = {"mechanism": self._name, "root": root}
-                pubs = (inst.getDoubleTopic(ROOT_X.at(**names)).publish(opts),
-                        inst.getDoubleTopic(ROOT_Y.at(**names)).publish(opts))
-                self._roots[root] = pubs
-            pubs[0].set(x)
-            pubs[1].set(y)
-        for lig in drawing.ligaments:
-            lpubs = self._ligs.get(lig.name)
-            if lpubs is None:
-                root, path = self._paths.get(lig.name) or ligament_path(drawing, lig)
-                names = {"mechanism": self._name, "root": root, "ligament": path}
-                typ = inst.getStringTopic(LIGAMENT_TYPE.at(**names)).publishEx(
-                    "string", {"SmartDashboard": "line"}, opts)
-                typ.set("line")
-                self._keep.append(typ)
-                lpubs = (inst.getDoubleTopic(ANGLE.at(**names)).publish(opts),
-                         inst.getDoubleTopic(LENGTH.at(**names)).publish(opts),
-                         inst.getDoubleTopic(WEIGHT.at(**names)).publish(opts),
-                         inst.getStringTopic(COLOR.at(**names)).publish(opts))
-                self._ligs[lig.name] = lpubs
-            lpubs[0].set(lig.angle)
-            lpubs[1].set(lig.length)
-            lpubs[2].set(lig.weight)
-            lpubs[3].set(lig.color)
+        if isinstance(value, str):
+            if topic.endswith("/.type"):
+                return inst.getStringTopic(topic).publishEx(
+                    "string", {"SmartDashboard": value}, opts).set
+            return inst.getStringTopic(topic).publish(opts).set
+        if isinstance(value, bool):
+            return inst.getBooleanTopic(topic).publish(opts).set
+        if isinstance(value, list):
+            return inst.getDoubleArrayTopic(topic).publish(opts).set
+        return inst.getDoubleTopic(topic).publish(opts).set

@@ -34,7 +34,7 @@ import ntcore
 from simserver.config.model import Config
 from simserver.config.registry import registry
 from simserver.contract import topics
-from simserver.contract.snapshot import Snapshot
+from simserver.contract.snapshot import PieceSnapshot, Snapshot
 from simserver.io import field2d
 from simserver.io.field2d import Field2dPublisher
 from simserver.io.limelight import LimelightPublisher
@@ -42,7 +42,7 @@ from simserver.io.mechanism2d import Mechanism2dPublisher
 from simserver.io.ntinputs import InputReader, InputState
 from simserver.io.photonvision import PhotonVisionPublisher
 from simserver.io.robottopics import RobotTopicReader, RobotValue
-from simserver.io.structs import struct_class
+from simserver.io.structs import add_schemas, pack, struct_class
 from simserver.io.validation import InputValidator
 from simserver.models.api import OutputSpec
 from simserver.models.camera import CameraSpec, Fiducial
@@ -245,6 +245,9 @@ class NtAdapter:
         self._make_cameras()
         self._mech: dict[str, dict[str, Callable[[Any], None]]] = {}
         self._drawings: dict[str, Mechanism2dPublisher] = {}
+        # topics published once a snapshot has them (game pieces, components), by name
+        self._later: dict[str, Callable[[Any], None]] = {}
+        self._piece_types: dict[str, str] = {}
         reg = registry()
         for name, section in cfg.mechanisms.items():
             mt = reg.get("mechanism", section.type)
@@ -362,6 +365,11 @@ class NtAdapter:
             pa = inst.getDoubleArrayTopic(name).publish(FAST)
             return lambda v: pa.set([float(x) for x in v])
         cls = struct_class(nt_type)
+        if cls is not None and nt_type == "struct:Pose3d[]":
+            # Raw, so that a game-piece array packed with numpy goes out as it is.
+            add_schemas(inst.addSchema, cls)
+            pr = inst.getRawTopic(name).publish(nt_type, FAST)
+            return lambda v: pr.set(pack(nt_type, v))
         if cls is not None:
             if nt_type.endswith("[]"):
                 return inst.getStructArrayTopic(name, cls).publish(FAST).set
@@ -390,8 +398,31 @@ class NtAdapter:
                 setter = setters.get(key)
                 if setter is not None:
                     setter(value)
+        if snap.components:
+            self._later_setter(self._topic(topics.COMPONENTS), "struct:Pose3d[]")(
+                snap.components)
+        if self._main and snap.pieces is not None:
+            self._publish_pieces(snap.pieces)
         if flush:
             self.inst.flush()
+
+    def _later_setter(self, name: str, nt_type: str) -> Callable[[Any], None]:
+        """The setter of topic ``name``, made when first needed."""
+        setter = self._later.get(name)
+        if setter is None:
+            setter = self._later[name] = self._setter(name, nt_type)
+        return setter
+
+    def _publish_pieces(self, pieces: PieceSnapshot) -> None:
+        """The game-piece topics (:func:`~simserver.contract.topics.piece_values`) and the
+        SimField's ``Pieces`` object: the pieces on the carpet and in flight."""
+        for name, value in topics.piece_values(pieces).items():
+            nt_type = self._piece_types.get(name)
+            if nt_type is None:
+                self._piece_types = {s.name: s.type for s in topics.piece_specs(pieces)}
+                nt_type = self._piece_types[name]
+            self._later_setter(name, nt_type)(value)
+        self._field.set_array(field2d.GAME_PIECES.name, field2d.loose_poses(pieces))
 
     def command(self, values: dict[str, Any]) -> None:
         """Publish Driver Station commands for the bridge (``topics.DS_MODE``, joysticks):
@@ -430,5 +461,5 @@ class NtAdapter:
 
 # /simserver output topics published by their own publishers, not from ``output_values``.
 _PUBLISHED_ELSEWHERE = [topics.matcher(name) for name in (
-    topics.BEARING.name, topics.mechanism_output("<mechanism>", "<output...>"),
+    topics.BEARING.name, topics.COMPONENTS, topics.mechanism_output("<mechanism>", "<output...>"),
     *(s.name for s in topics.BRIDGE))]

@@ -15,7 +15,12 @@ time 0 (entry starts, the field size) are stamped 1 µs. When the world is reset
 program reconnecting), simulated time restarts at 0 but the log's clock carries on from the
 last record: timestamps always increase, and ``/simserver/time`` shows the reset.
 
-Numbers are appended every tick; booleans, integers, strings and arrays only when they change.
+Numbers and struct values are appended every tick; booleans, integers, strings, arrays and
+Pose3d arrays (game pieces, mechanism components: hundreds of pieces at rest need no record
+each tick) only when they change. Each drawn mechanism's Mechanism2d table is recorded under
+the names WPILib's Mechanism2d publishes (``/SmartDashboard/<mechanism>/...``), as a robot
+program's DataLogManager would capture it from NetworkTables, so AdvantageScope's Mechanism
+tab shows it from the file.
 
 With ``--record-robot-topics`` (by default every topic) the robot program's own NetworkTables
 topics are recorded too, as AdvantageScope names them when it logs NT itself: ``NT:`` and the
@@ -53,9 +58,9 @@ from simserver.config.registry import registry
 from simserver.contract import topics
 from simserver.contract.snapshot import SIDE_SPEEDS, Snapshot
 from simserver.contract.topics import TopicSpec
-from simserver.io import field2d
+from simserver.io import field2d, mechanism2d
 from simserver.io.robottopics import RobotValue
-from simserver.io.structs import struct_class
+from simserver.io.structs import pack, struct_class
 from simserver.util.untrusted import FileRefused, open_regular
 
 log = logging.getLogger("simserver.wpilog")
@@ -212,6 +217,7 @@ class WpilogRecorder:
         for name, other in (others or {}).items():
             self._specs.update({under(name, s.name): s for s in (
                 *topics.contract_for(other), *LOG_SPECS) if s.name.startswith(topics.PREFIX)})
+        self._pieces = False  # the game-piece entries are in _specs
         self._writers: dict[str, Writer] = {}
         self._epoch = 0.0  # s: log time of simulated time 0 (moves on at a world reset)
         self._last_time = 0.0  # s: simulated time of the last snapshot
@@ -312,6 +318,16 @@ class WpilogRecorder:
                 if key in names:
                     topic, poses = names[key]
                     out[topic] = _field2d(value) if poses else value
+        if snap.components:
+            out[topics.COMPONENTS] = snap.components
+        if mechanisms is None:  # the main robot: the field's pieces, its drawings
+            for mech, drawing in snap.drawings.items():
+                out.update(mechanism2d.entries(mech, drawing))
+            if snap.pieces is not None:
+                if not self._pieces:
+                    self._specs.update({s.name: s for s in topics.piece_specs(snap.pieces)})
+                    self._pieces = True
+                out.update(topics.piece_values(snap.pieces))
         return out
 
     def _write(self, name: str, value: Any, ts: int) -> None:
@@ -402,7 +418,8 @@ _APPEND: dict[str, _Append] = {  # by NT type
     "boolean[]": ("appendBooleanArray", lambda v: [bool(x) for x in v], len),
 }
 _STRUCT_APPEND: _Append = ("appendRaw", wpistruct.pack, len)  # struct types: raw, every tick
-_STRUCT_ARRAY_APPEND: _Append = ("appendRaw", wpistruct.packArray, len)
+# Pose3d arrays (game pieces, components): raw, when they change (pieces at rest do not)
+_CHANGING = ("struct:Pose3d[]",)
 
 
 # NT type of a robot program's topic -> (DataLog type, DataLogWriter method).
@@ -442,15 +459,16 @@ def _writer(dlog: wpiutil.DataLogWriter, entry: int, nt_type: str) -> Writer:
     """The append function of one entry: numbers and poses every time, anything else only
     when it changed."""
     struct = struct_class(nt_type) is not None
-    if struct:
-        method, convert, size = (_STRUCT_ARRAY_APPEND if nt_type.endswith("[]")
-                                 else _STRUCT_APPEND)
+    if struct and nt_type.endswith("[]"):
+        method, convert, size = "appendRaw", lambda v: pack(nt_type, v), len
+    elif struct:
+        method, convert, size = _STRUCT_APPEND
     elif nt_type in _APPEND:
         method, convert, size = _APPEND[nt_type]
     else:
         raise ValueError(f"no DataLog writer for type {nt_type!r}")
     append = getattr(dlog, method)
-    every_tick = struct or nt_type == "double"
+    every_tick = (struct and nt_type not in _CHANGING) or nt_type == "double"
     last: list[Any] = []
 
     def write(value: Any, ts: int) -> int:
@@ -469,9 +487,9 @@ def _writer(dlog: wpiutil.DataLogWriter, entry: int, nt_type: str) -> Writer:
 Series = tuple[list[int], list[float]]  # timestamps µs, values
 
 
-def read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
-    """Every double record of the entries named ``names`` or starting with ``prefix``, by
-    entry name; RecordError (naming the file) when it is missing or not a data log."""
+def _reader(path: Path) -> DataLogReader:
+    """A reader of the data log ``path``; RecordError (naming the file) when it is missing or
+    not a data log."""
     try:
         open_regular(path, MAX_RECORDING, "a recording").close()  # a FIFO would block
     except FileRefused as exc:
@@ -482,9 +500,15 @@ def read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
         raise RecordError(f"{path}: cannot read: {exc.strerror or exc}") from None
     if not reader.isValid():
         raise RecordError(f"{path}: not a WPILib data log (.wpilog)")
+    return reader
+
+
+def read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
+    """Every double record of the entries named ``names`` or starting with ``prefix``, by
+    entry name; RecordError (naming the file) when it is missing or not a data log."""
     wanted: dict[int, Series] = {}
     out: dict[str, Series] = {}
-    for rec in reader:
+    for rec in _reader(path):
         if rec.isStart():
             start = rec.getStartData()
             if start.type == "double" and (start.name in names or
@@ -496,3 +520,33 @@ def read_doubles(path: Path, names: set[str], prefix: str) -> dict[str, Series]:
             target[0].append(rec.getTimestamp())
             target[1].append(rec.getDouble())
     return out
+
+
+def read_pieces(path: Path) -> tuple[dict[str, Series], dict[str, bytes]]:
+    """The game pieces of a recording: the records of every integer entry under
+    ``/simserver/pieces/`` by entry name (the scores, as floats), and the last value of each
+    ``struct:Pose3d[]`` entry there (the pose arrays); empty without pieces. RecordError as
+    :func:`read_doubles`."""
+    prefix = topics.PIECES + "/"
+    counts: dict[int, Series] = {}
+    arrays: dict[int, str] = {}
+    series: dict[str, Series] = {}
+    last: dict[str, bytes] = {}
+    for rec in _reader(path):
+        if rec.isStart():
+            start = rec.getStartData()
+            if start.name.startswith(prefix):
+                if start.type == "int64":
+                    counts[start.entry] = series.setdefault(start.name, ([], []))
+                elif start.type == "struct:Pose3d[]":
+                    arrays[start.entry] = start.name
+            continue
+        if rec.isControl():
+            continue
+        entry = rec.getEntry()
+        if entry in counts and rec.getSize() == 8:
+            counts[entry][0].append(rec.getTimestamp())
+            counts[entry][1].append(float(rec.getInteger()))
+        elif entry in arrays:
+            last[arrays[entry]] = bytes(rec.getRaw())
+    return series, last

@@ -328,7 +328,12 @@ class Model(Protocol):
 
     # Optional: ``drawing() -> Drawing`` for a Mechanism2d at /SmartDashboard/<name>,
     # ``joint() -> (position, velocity)`` (m or rad) when the type declares ``joint``, and
-    # ``holding() -> bool`` (it holds a game piece) when the type declares ``holds``.
+    # ``holding() -> bool`` (it holds a game piece) when the type declares ``holds``, and
+    # ``components() -> tuple[wpimath.geometry.Pose3d, ...]`` when it declares
+    # ``components``: the pose of each moving part in the robot frame (x forward, y left,
+    # z up from the carpet, origin under the robot centre), in AdvantageScope's
+    # articulated-component convention (each part's pose as if its model, zeroed at the
+    # origin, were moved to where it is now), published in /simserver/robot/components.
 
 
 @dataclass(frozen=True)
@@ -345,7 +350,8 @@ class ModelType:
     encoders and limit switches can be attached to it; "" for none. mechanism2d: the model has
     ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``). holds: the model holds game
     pieces and has ``holding()``, so a switch with ``trigger = "holding"`` (a beam break) can
-    sense it.
+    sense it. components: the model has ``components()`` (poses of its moving parts for
+    AdvantageScope's 3-D field).
     """
 
     name: str
@@ -361,6 +367,7 @@ class ModelType:
     joint: str = ""
     mechanism2d: bool = False
     holds: bool = False
+    components: bool = False
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:

@@ -7,7 +7,10 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from simserver.contract import topics
+from simserver.io.structs import pose3d_rows
 from simserver.io.wpilog import (
     FIELD_LENGTH,
     FIELD_WIDTH,
@@ -22,6 +25,7 @@ from simserver.io.wpilog import (
     RecordError,
     Series,
     read_doubles,
+    read_pieces,
 )
 from simserver.runs.report import Trace
 
@@ -66,7 +70,19 @@ def read_recording(path: str | Path) -> Recording:
                 if name.startswith(_CURRENTS)}
     length, width = series.get(FIELD_LENGTH), series.get(FIELD_WIDTH)
     field = (length[1][0], width[1][0]) if length and width else None
-    return Recording(Trace.from_columns(columns, currents), field)
+    counts, arrays = read_pieces(p)
+    scored = topics.pieces_scored("")
+    scores = {name[len(scored):]: _hold(s, times) for name, s in counts.items()
+              if name.startswith(scored)}
+    pieces = {state: _positions([raw for name, raw in arrays.items()
+                                 if name.startswith(topics.pieces_in(state, ""))])
+              for state in topics.SHOWN} if arrays else {}
+    return Recording(Trace.from_columns(columns, currents, scores, pieces), field)
+
+
+def _positions(arrays: list[bytes]) -> np.ndarray:
+    """(n, 2) (x m, y m) of the poses in ``arrays`` (``struct:Pose3d[]`` values)."""
+    return np.concatenate([pose3d_rows(raw)[:, :2] for raw in arrays] or [np.empty((0, 2))])
 
 
 def _hold(series: Series | None, times: list[int]) -> list[float]:

@@ -8,8 +8,12 @@ from array import array
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from simserver.contract.snapshot import SIDE_SPEEDS, Snapshot
+import numpy as np
+
+from simserver.contract.snapshot import SIDE_SPEEDS, PieceSnapshot, Snapshot
+from simserver.contract.topics import SHOWN
 
 CHANNELS = ("time", "x", "y", "heading", "vx", "vy", "v_left", "v_right", "omega", "voltage",
             "current", "min_voltage", "max_current")
@@ -21,25 +25,36 @@ class Trace:
     with sides v_left/v_right m/s (its ``SIDE_SPEEDS`` outputs; NaN without), yaw rate omega
     rad/s, battery voltage V and current A at the tick's end, and the lowest voltage V and
     largest current A during the tick (``Snapshot.min_voltage``, ``max_current``);
-    ``motor_currents``: motor name -> stator current A."""
+    ``motor_currents``: motor name -> stator current A. When the field has game pieces:
+    ``scores``: alliance -> pieces scored in its goals, per tick; ``pieces``: state name
+    ("floor", "flight", "held") -> (n, 2) array of the pieces' (x m, y m) at the last tick."""
 
     def __init__(self) -> None:
         self.data = {c: array("d") for c in CHANNELS}
         self.motor_currents: dict[str, array[float]] = {}
+        self.scores: dict[str, array[float]] = {}
+        self._pieces: dict[str, np.ndarray] = {}  # read from a recording
+        self._last_pieces: PieceSnapshot | None = None  # of the last tick recorded
 
     @classmethod
     def from_columns(cls, columns: Mapping[str, Iterable[float]],
-                     motor_currents: Mapping[str, Iterable[float]]) -> Trace:
-        """A trace from one sequence per channel (all of ``CHANNELS``) and per motor, all of
-        the same length (units as in the class docstring)."""
+                     motor_currents: Mapping[str, Iterable[float]],
+                     scores: Mapping[str, Iterable[float]] | None = None,
+                     pieces: Mapping[str, np.ndarray] | None = None) -> Trace:
+        """A trace from one sequence per channel (all of ``CHANNELS``), per motor and per
+        alliance's score, all of the same length, and the pieces' last positions (units as
+        in the class docstring)."""
         trace = cls()
+        trace.scores = {n: array("d", v) for n, v in (scores or {}).items()}
+        trace._pieces = dict(pieces or {})
         missing = set(CHANNELS) - set(columns)
         if missing:
             raise ValueError(f"missing trace channels: {', '.join(sorted(missing))}")
         for name in CHANNELS:
             trace.data[name].extend(columns[name])
         trace.motor_currents = {n: array("d", v) for n, v in motor_currents.items()}
-        lengths = {len(a) for a in (*trace.data.values(), *trace.motor_currents.values())}
+        lengths = {len(a) for a in (*trace.data.values(), *trace.motor_currents.values(),
+                                    *trace.scores.values())}
         if len(lengths) > 1:
             raise ValueError(f"trace channels of different lengths: {sorted(lengths)}")
         return trace
@@ -62,6 +77,19 @@ class Trace:
         d["max_current"].append(s.max_current)
         for name, amps in s.currents.items():
             self.motor_currents.setdefault(name, array("d")).append(amps)
+        if s.pieces is not None:
+            before = len(d["time"]) - 1
+            for alliance, n in s.pieces.scores.items():
+                self.scores.setdefault(alliance, array("d", [0.0] * before)).append(n)
+            self._last_pieces = s.pieces
+
+    @property
+    def pieces(self) -> dict[str, np.ndarray]:
+        """State name -> (n, 2) (x m, y m) of the pieces in that state at the last tick."""
+        last = self._last_pieces
+        if last is None:
+            return self._pieces
+        return {name: last.pose[last.state == code][:, :2] for name, code in SHOWN.items()}
 
     def __len__(self) -> int:
         return len(self.data["time"])
@@ -182,16 +210,36 @@ def battery_caption(trace: Trace) -> str:
 
 def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
          title: str = "simserver run") -> Path:
-    """Write a PNG of ``trace``: path on the field (``field_size``: length, width in m), wheel
-    speeds, yaw rate, motor currents, battery voltage and current."""
+    """Write a PNG of ``trace`` (:func:`figure`)."""
+    import matplotlib.pyplot as plt
+
+    fig = figure(trace, field_size, title)
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fig.savefig(out, dpi=110)
+    finally:
+        plt.close(fig)
+    return out
+
+
+def figure(trace: Trace, field_size: tuple[float, float], title: str = "simserver run"
+           ) -> Any:
+    """The matplotlib Figure of ``trace`` (Agg, headless): path on the field
+    (``field_size``: length, width in m), wheel speeds, yaw rate, motor currents, battery
+    voltage and current; with game pieces, their last positions on the field (coloured by
+    state), the scores in the field's title and the scores over time. Close it with
+    ``matplotlib.pyplot.close``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     d = trace.data
-    fig = plt.figure(figsize=(11, 9.5), constrained_layout=True)
-    grid = fig.add_gridspec(4, 2, width_ratios=(1.4, 1))
+    scores = trace.scores
+    rows = 5 if scores else 4
+    fig = plt.figure(figsize=(11, 9.5 + 2.0 * (rows - 4)), constrained_layout=True)
+    grid = fig.add_gridspec(rows, 2, width_ratios=(1.4, 1))
     ax = fig.add_subplot(grid[:, 0])
     length, width = field_size
     ax.plot([0, length, length, 0, 0], [0, 0, width, width, 0], color="0.3", lw=2)
@@ -202,11 +250,18 @@ def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
         h = d["heading"][-1]
         ax.annotate("", xy=(d["x"][-1] + 0.6 * math.cos(h), d["y"][-1] + 0.6 * math.sin(h)),
                     xytext=(d["x"][-1], d["y"][-1]), arrowprops={"arrowstyle": "->"})
+    field_title = "Path on the field (blue alliance wall at x = 0)"
     ax.set_aspect("equal")
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
-    ax.set_title("Path on the field (blue alliance wall at x = 0)")
-    ax.legend(loc="upper right")
+    if scores:
+        _draw_pieces(ax, trace.pieces)
+        field_title += "\nscored: " + ", ".join(f"{a} {v[-1] if v else 0:.0f}"
+                                                for a, v in scores.items())
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize="small")
+    else:
+        ax.legend(loc="upper right")
+    ax.set_title(field_title)
     t = d["time"]
     ax1 = fig.add_subplot(grid[0, 1])
     if any(not math.isnan(v) for v in d["v_left"]):
@@ -236,11 +291,33 @@ def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
     ax4.plot(t, d["max_current"], color="tab:red", lw=1.4, ls=":")
     ax4.set_ylabel("battery current (A)", color="tab:red")
     ax3.set_title(battery_caption(trace), fontsize="small")
-    for a in (ax1, ax2, ax_m, ax3):
+    panels = [ax1, ax2, ax_m, ax3]
+    if scores:
+        ax3.set_xlabel("")
+        ax_s = fig.add_subplot(grid[4, 1], sharex=ax1)
+        for alliance, counts in scores.items():
+            ax_s.step(t, counts, where="post", label=alliance,
+                      color=ALLIANCE_COLOURS.get(alliance))
+        ax_s.set_ylabel("pieces scored")
+        ax_s.set_xlabel("time (s)")
+        ax_s.legend(fontsize="small")
+        panels.append(ax_s)
+    for a in panels:
         a.grid(alpha=0.3)
     fig.suptitle(title)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return fig
+
+
+ALLIANCE_COLOURS = {"blue": "tab:blue", "red": "tab:red"}
+PIECE_STYLE = {"floor": ("tab:orange", "o"), "flight": ("tab:cyan", "^"),
+               "held": ("tab:purple", "s")}
+"""Colour and marker of the pieces in each state on the plot's field."""
+
+
+def _draw_pieces(ax: Any, pieces: Mapping[str, np.ndarray]) -> None:
+    """The pieces' last positions on the field axes ``ax``, one scatter per state shown."""
+    for state, xy in pieces.items():
+        if len(xy):
+            colour, marker = PIECE_STYLE.get(state, ("0.5", "o"))
+            ax.scatter(xy[:, 0], xy[:, 1], s=14, c=colour, marker=marker, alpha=0.8,
+                       edgecolors="none", zorder=3, label=f"pieces {state} ({len(xy)})")

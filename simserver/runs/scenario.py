@@ -3,8 +3,9 @@
 A scenario is a small TOML file (docs/scenarios.md) saying which mode to enable, how long to run
 and what must hold: the final pose within a tolerance, no wall (or field element) contact, a
 minimum battery voltage, how closely the true path followed a WPILib trajectory (PathWeaver
-JSON), and how closely the robot program's own pose estimate (its odometry, read from one of its
-NetworkTables topics) tracked the true pose.
+JSON), how closely the robot program's own pose estimate (its odometry, read from one of its
+NetworkTables topics) tracked the true pose, and how many game pieces were scored, picked up
+and shot.
 It is parsed by the config machinery, so its errors read like config errors. Units inside are
 SI (m, rad, s, V); strings with units appear only in the file and in the report.
 
@@ -37,14 +38,16 @@ from wpimath.trajectory import Trajectory, TrajectoryUtil
 from simserver.config.fields import (
     Spec,
     boolean,
+    integer,
     optional_quantity,
     optional_section,
     quantity,
     section,
+    table,
     text,
 )
 from simserver.config.loader import ConfigError, ConfigIssue, load_schema_file
-from simserver.contract.snapshot import Snapshot
+from simserver.contract.snapshot import PieceSnapshot, Snapshot
 from simserver.runs.report import BatteryExtremes
 from simserver.util.untrusted import FileRefused, clip, excerpt, read_text
 
@@ -123,6 +126,40 @@ class OdometryExpectation:
         "than this (wrapped to ±180°). Default: not checked.", positive=True)
 
 
+def _at_least(what: str) -> Any:
+    return integer(None, f"Fail unless at least this many game pieces {what} after being "
+                   "enabled. Default: not checked.", minimum=0, optional=True)
+
+
+@dataclass(frozen=True)
+class GoalExpectation:
+    """What must go into one goal (`[expect.pieces.goals.<goal>]`)."""
+
+    min_scored: int = integer(None, "Fail unless at least this many game pieces went into "
+                              "this goal after being enabled.", minimum=0)
+
+
+@dataclass(frozen=True)
+class PiecesExpectation:
+    """Game pieces scored, picked up and shot over the run (`[expect.pieces]`); counts
+    after enabling."""
+
+    min_scored: int | None = _at_least("were scored (every goal of both alliances)")
+    min_scored_blue: int | None = _at_least("were scored in the blue alliance's goals")
+    min_scored_red: int | None = _at_least("were scored in the red alliance's goals")
+    min_picked_up: int | None = _at_least("were taken in by the robot")
+    min_shots: int | None = _at_least("were released (shot or dropped) by the robot")
+    goals: dict[str, GoalExpectation] = table(
+        "Per goal of the season, by its name (`[expect.pieces.goals.<goal>]`): "
+        "`min_scored`.")
+
+    def given(self) -> bool:
+        """Whether anything is to be checked."""
+        return bool(self.goals) or any(v is not None for v in (
+            self.min_scored, self.min_scored_blue, self.min_scored_red, self.min_picked_up,
+            self.min_shots))
+
+
 @dataclass(frozen=True)
 class Expectations:
     """What must hold over the run (`[expect]`); at least one expectation is required."""
@@ -143,6 +180,9 @@ class Expectations:
     odometry: OdometryExpectation | None = optional_section(
         "Compare the robot program's own pose estimate with the true pose. Default: no "
         "comparison.")
+    pieces: PiecesExpectation | None = optional_section(
+        "Game pieces scored, picked up and shot (a field with `[pieces]`). Default: not "
+        "checked.")
 
 
 @dataclass(frozen=True)
@@ -176,6 +216,7 @@ class Scenario:
     trajectory: TrajectoryExpectation | None
     no_element_contact: bool = False
     odometry: OdometryExpectation | None = None
+    pieces: PiecesExpectation | None = None
 
 
 def load_scenario(path: str | Path) -> Scenario:
@@ -193,18 +234,22 @@ def load_scenario(path: str | Path) -> Scenario:
         issues.append(ConfigIssue("expect.odometry.topic", "a NetworkTables topic name starts "
                                   f"with '/', such as {FIELD2D_ROBOT!r}; got "
                                   f"{exp.odometry.topic!r}"))
+    if exp.pieces is not None and not exp.pieces.given():
+        issues.append(ConfigIssue("expect.pieces", "nothing to check: give min_scored, "
+                                  "min_scored_blue, min_scored_red, min_picked_up, min_shots "
+                                  "or a goal's min_scored"))
     if final_pose is None and trajectory is None and not exp.no_wall_contact \
             and not exp.no_element_contact and exp.min_battery_voltage is None \
-            and exp.odometry is None:
+            and exp.odometry is None and exp.pieces is None:
         issues.append(ConfigIssue("expect", "no expectations: give final_pose, "
                                   "no_wall_contact = true, no_element_contact = true, "
-                                  "min_battery_voltage, [expect.trajectory] or "
-                                  "[expect.odometry]"))
+                                  "min_battery_voltage, [expect.trajectory], "
+                                  "[expect.odometry] or [expect.pieces]"))
     if issues:
         raise ConfigError(str(p), issues)
     return Scenario(str(p), raw.enable, raw.duration, final_pose, exp.no_wall_contact,
                     exp.min_battery_voltage, trajectory, exp.no_element_contact,
-                    exp.odometry)
+                    exp.odometry, exp.pieces)
 
 
 def _resolve_final_pose(pose: FinalPose | None, issues: list[ConfigIssue]) -> FinalPose | None:
@@ -482,6 +527,7 @@ class ScenarioCheck:
         self._odometry = None if scenario.odometry is None else _Odometry()
         self._robot_required = False
         self._robot_seen = False
+        self._pieces_at_start: dict[str, int] | None = None  # counts at the first tick
 
     def robot_topics(self) -> tuple[str, ...]:
         """The robot program's NetworkTables topics this check reads (the odometry topic)."""
@@ -517,6 +563,8 @@ class ScenarioCheck:
         if self._ticks == 0:
             self._hits_at_start = snap.wall_hits
             self._contacts_at_start = contacts
+            if snap.pieces is not None:
+                self._pieces_at_start = piece_counts(snap.pieces)
         self._ticks += 1
         self._t, self._last = t, snap
         if self._first_hit_time is None and snap.wall_hits > self._hits_at_start:
@@ -562,6 +610,8 @@ class ScenarioCheck:
             checks.append(self._check_trajectory(sc.trajectory))
         if sc.odometry is not None:
             checks.append(self._check_odometry(sc.odometry))
+        if sc.pieces is not None:
+            checks += self._check_pieces(sc.pieces)
         last = self._last
         reason = NO_ROBOT if self._robot_required and not self._robot_seen else None
         return ScenarioResult(
@@ -660,6 +710,34 @@ class ScenarioCheck:
             "max_heading_error": head.largest, "max_heading_error_time": head.largest_time,
             "compared": odo.compared, "values": odo.values})
 
+    def _check_pieces(self, spec: PiecesExpectation) -> list[CheckResult]:
+        """One check per count given: at least that many since the first observed tick."""
+        wanted = [(f"pieces.{key}", key.removeprefix("min_"), limit) for key, limit in (
+            ("min_scored", spec.min_scored), ("min_scored_blue", spec.min_scored_blue),
+            ("min_scored_red", spec.min_scored_red), ("min_picked_up", spec.min_picked_up),
+            ("min_shots", spec.min_shots)) if limit is not None]
+        wanted += [(f"pieces.goals.{goal}", f"goal:{goal}", g.min_scored)
+                   for goal, g in spec.goals.items()]
+        last, start = self._last, self._pieces_at_start
+        out = []
+        for name, count, limit in wanted:
+            expected = f"≥ {limit}"
+            if last is None:
+                out.append(self._never(name, expected, ("count",)))
+                continue
+            if last.pieces is None or start is None:
+                out.append(CheckResult(name, False, expected, "the field has no game pieces",
+                                       {"count": None}))
+                continue
+            now = piece_counts(last.pieces)
+            if count not in now:
+                out.append(CheckResult(name, False, expected, f"the field has no goal "
+                                       f"{count.removeprefix('goal:')!r}", {"count": None}))
+                continue
+            n = now[count] - start.get(count, 0)
+            out.append(CheckResult(name, n >= limit, expected, f"{n}", {"count": n}))
+        return out
+
     def _check_voltage(self, minimum: float) -> CheckResult:
         expected = f"battery ≥ {minimum:.2f} V"
         if self._last is None:
@@ -688,3 +766,14 @@ class ScenarioCheck:
         return CheckResult("trajectory", passed, expected, measured, {
             "max_error": st.largest, "max_error_time": st.largest_time, "rms_error": st.rms,
             "samples": st.count})
+
+
+def piece_counts(pieces: PieceSnapshot) -> dict[str, int]:
+    """The counts the piece checks compare: ``scored`` (every goal), ``scored_blue``,
+    ``scored_red``, ``picked_up`` and ``shots`` of the main robot, ``goal:<name>`` per goal."""
+    out = {"scored": sum(pieces.scores.values()),
+           "scored_blue": pieces.scores.get("blue", 0),
+           "scored_red": pieces.scores.get("red", 0),
+           "picked_up": pieces.picked_up.get("", 0), "shots": pieces.shots.get("", 0)}
+    out.update({f"goal:{g}": n for g, n in pieces.goals.items()})
+    return out

@@ -9,6 +9,8 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from wpimath.geometry import Pose3d, Rotation3d
+
 from simserver.config.handling import RotaryConfig
 from simserver.config.losses import losses_from_config, losses_issues
 from simserver.config.mechanisms import ArmConfig, ElevatorConfig, FlywheelConfig, LinearConfig
@@ -52,7 +54,8 @@ class Driven:
                  start: float | None, soft: tuple[float | None, float | None], radius: float,
                  gearing: float, stator_limit: float,
                  outputs: Callable[[Any], dict[str, Any]],
-                 drawing: Callable[[Any], Drawing] | None = None):
+                 drawing: Callable[[Any], Drawing] | None = None,
+                 components: Callable[[Any], tuple[Pose3d, ...]] | None = None):
         self.motor = motor
         self.model = model
         self.twin = twin
@@ -62,6 +65,7 @@ class Driven:
         self.stator_limit = stator_limit
         self._outputs = outputs
         self._drawing = drawing
+        self._components = components
 
     def reset(self) -> None:
         self.model.reset(position=self.start)
@@ -145,6 +149,10 @@ class Driven:
     def drawing(self) -> Drawing | None:
         return None if self._drawing is None else self._drawing(self.model)
 
+    def components(self) -> tuple[Pose3d, ...]:
+        """Poses of the moving parts in the robot frame (see ``Model.components``)."""
+        return () if self._components is None else self._components(self.model)
+
 
 _LIMIT_TRIES = 4  # secant steps toward the voltage that ends a substep at the stator limit
 
@@ -208,8 +216,32 @@ def _elevator(name: str, c: ElevatorConfig, cfg: Config) -> Driven:
         return {"height": e.position, "velocity": e.velocity, "at_lower": e.at_lower,
                 "at_upper": e.at_upper}
 
+    def parts(e: Elevator) -> tuple[Pose3d, ...]:
+        return elevator_components(e.position - c.min_height, c.stages,
+                                   (c.base_x, c.base_y, c.base_z))
+
     return Driven(c.motor, model, twin, c.start_height, (c.soft_min, c.soft_max),
-                  c.drum_radius, c.gearing, cfg.motors[c.motor].stator_limit, outputs, draw)
+                  c.drum_radius, c.gearing, cfg.motors[c.motor].stator_limit, outputs, draw,
+                  parts)
+
+
+def elevator_components(travel: float, stages: int, base: tuple[float, float, float]
+                        ) -> tuple[Pose3d, ...]:
+    """An elevator's moving parts, ``travel`` m above the bottom of travel: the
+    ``stages − 1`` stages under the carriage, lowest first, stage k risen k/stages of the
+    travel (cascade rigging), then the carriage; each at ``base`` (robot frame, m) raised by
+    its rise, unrotated."""
+    x, y, z = base
+    return tuple(Pose3d(x, y, z + travel * k / stages, Rotation3d())
+                 for k in range(1, stages + 1))
+
+
+def arm_component(angle: float, pivot: tuple[float, float, float]) -> Pose3d:
+    """An arm's segment at ``angle`` rad (0 pointing forward, up positive) about its pivot at
+    ``pivot`` (robot frame, m): the pose at the pivot whose x axis points along the arm, as
+    AdvantageScope's articulated components expect (pitch is positive nose-down in WPILib,
+    so the pitch is −angle)."""
+    return Pose3d(*pivot, Rotation3d(0.0, -angle, 0.0))
 
 
 def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
@@ -235,10 +267,12 @@ def _arm(name: str, c: ArmConfig, cfg: Config) -> Driven:
                                  weight=8, color="#FFC000"),))
 
     start = c.start_angle if c.start_angle is not None else c.min_angle
+    pivot = (c.pivot_x, c.pivot_y, c.pivot_z)
     return Driven(c.motor, model, twin, start, (c.soft_min, c.soft_max), 0.0, c.gearing,
                   cfg.motors[c.motor].stator_limit, lambda a: {"angle": math.degrees(a.position),
                              "velocity": math.degrees(a.velocity),
-                             "at_lower": a.at_lower, "at_upper": a.at_upper}, draw)
+                             "at_lower": a.at_lower, "at_upper": a.at_upper}, draw,
+                  lambda a: (arm_component(a.position, pivot),))
 
 
 def _flywheel(name: str, c: FlywheelConfig, cfg: Config) -> Driven:
@@ -343,7 +377,7 @@ _STOPS = (OutputSpec("at_lower", "boolean", "", "Resting on the lower hard stop.
 _MOTOR = (InputSpec("motor", "motor", "The motor output driving it."),)
 
 ELEVATOR = ModelType(
-    name="elevator", mechanism2d=True,
+    name="elevator", mechanism2d=True, components=True,
     config=ElevatorConfig, create=_elevator, joint="length", inputs=_MOTOR,
     doc="Carriage on a drum: motor, gearing, gravity, hard stops and soft limits; exact "
         "between stops (matrix exponential), stops found to the instant.",
@@ -354,7 +388,7 @@ ELEVATOR = ModelType(
                   _check_joint(lambda c: c.gearing / c.drum_radius, "m")),
 )
 ARM = ModelType(
-    name="arm", mechanism2d=True,
+    name="arm", mechanism2d=True, components=True,
     config=ArmConfig, create=_arm, joint="angle", inputs=_MOTOR,
     doc="Single-jointed arm: gravity with the centre of gravity anywhere along it, hard stops, "
         "soft limits; exponential integrator, stable with winding inductance.",

@@ -582,4 +582,7 @@ class World:
             drive_log={n: v for n, v in outputs.items() if n not in nt},
             frames=self.frames,
             pieces=None if self.field_pieces is None else self.field_pieces.snapshot(),
+            components=tuple(pose for m in self.mechanisms.values()
+                             if (parts := getattr(m, "components", None)) is not None
+                             for pose in parts()),
         )

@@ -43,6 +43,10 @@ NOT_IN_THIS_RUN = {
     "/simserver/ds/joystick<n>/axes": "only with --enable",
     "/simserver/ds/joystick<n>/buttons": "only with --enable",
     "/<table>/robot_orientation_set": "published by the robot program (MegaTag2's input)",
+    **dict.fromkeys(("/simserver/pieces/<state>/<type>", "/simserver/pieces/scores/<alliance>",
+                     "/simserver/pieces/goals/<goal>", "/simserver/pieces/picked_up",
+                     "/simserver/pieces/shots", "/SmartDashboard/SimField/Pieces"),
+                    "only on a field with game pieces ([pieces])"),
 }
 
 EXTRA = SHOULDER_NEO + TWO_KRAKENS + ARM + LIFT + """

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from wpimath.geometry import Transform3d
+from wpimath.geometry import Pose3d, Transform3d
 from wpimath.kinematics import MecanumDriveWheelSpeeds, SwerveModuleState
 
 from simserver.config.loader import ConfigError, default_config_text, loads, tomllib
@@ -311,7 +311,7 @@ def nonfinite(obj: Any, path: str = "snapshot") -> list[str]:
         return [p for k, v in obj.items() for p in nonfinite(v, f"{path}[{k!r}]")]
     if isinstance(obj, (list, tuple)):
         return [p for i, v in enumerate(obj) for p in nonfinite(v, f"{path}[{i}]")]
-    if isinstance(obj, Transform3d):
+    if isinstance(obj, (Transform3d, Pose3d)):  # Pose3d: mechanism components
         r = obj.rotation()
         return nonfinite((obj.x, obj.y, obj.z, r.x, r.y, r.z), path)
     if isinstance(obj, SwerveModuleState):  # drivetrain outputs (Snapshot.drive)

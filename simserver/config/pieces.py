@@ -109,7 +109,7 @@ class FeedConfig:
     """Human-player feeding (`[pieces.feeding.<name>]`): `count` pieces from `station`'s
     stock, the first at `at`, then one each `interval` (while the stock lasts)."""
 
-    station: str = text(None, "The station's name, e.g. \"Blue outpost\" (docs/gamepieces.md "
+    station: str = text(None, "The station's name, e.g. \"blue_outpost\" (docs/gamepieces.md "
                         "lists each season's).")
     at: float = quantity("0 s", "time", "Simulated time of the first piece.", minimum=0.0,
                          maximum=3600.0)

@@ -6,7 +6,7 @@ human-player stations that feed them and where scored pieces come back.
     >>> len(starting_layout("2024"))
     11
     >>> [g.name for g in season_goals("2026")]
-    ['Blue hub', 'Red hub']
+    ['blue_hub', 'red_hub']
 
 Figures are nominal dimensions from the game manuals (section numbers below) unless marked.
 "(approx.)" marks a figure read from a drawing, taken from a team's or a simulator's published
@@ -249,14 +249,14 @@ def _goals(season: str) -> tuple[Goal, ...]:
             hub = _obstacle(season, f"{side} hub")
             cx = sum(x for x, _ in hub.points) / len(hub.points)
             cy = sum(y for _, y in hub.points) / len(hub.points)
-            goals.append(Goal(f"{side} hub", side.lower(), _hexagon(cx, cy, 41.7 * INCH),
+            goals.append(Goal(f"{side.lower()}_hub", side.lower(), _hexagon(cx, cy, 41.7 * INCH),
                               hub.height - HUB_OPENING_DEPTH, hub.height))
         return tuple(goals)
     length, _ = field_size(season)
     depth, y0, y1 = 18.055 * INCH, 197.765 * INCH, 238.815 * INCH
     bottom, top = 78.324 * INCH, 83.091 * INCH
-    return (Goal("Blue speaker", "blue", _speaker_box(0.0, depth, y0, y1), bottom, top),
-            Goal("Red speaker", "red", _speaker_box(length - depth, length, y0, y1),
+    return (Goal("blue_speaker", "blue", _speaker_box(0.0, depth, y0, y1), bottom, top),
+            Goal("red_speaker", "red", _speaker_box(length - depth, length, y0, y1),
                  bottom, top))
 
 
@@ -280,11 +280,11 @@ def _stations_2026() -> list[Station]:
     r = 5.91 * INCH / 2
     x, z = r + 0.005, (28.1 * INCH) + r
     slope = math.radians(15.0)
-    blue = Station("Blue outpost", "blue", x, y, z, 0.0,
+    blue = Station("blue_outpost", "blue", x, y, z, 0.0,
                    (math.cos(slope), 0.0, -math.sin(slope)), 1.5, stock=24)
     rx, ry = _image("2026", x, y)
     dx, dy = _image_direction("2026", blue.direction[0], blue.direction[1])
-    red = Station("Red outpost", "red", rx, ry, z, math.pi, (dx, dy, blue.direction[2]), 1.5,
+    red = Station("red_outpost", "red", rx, ry, z, math.pi, (dx, dy, blue.direction[2]), 1.5,
                   stock=24)
     return [blue, red]
 
@@ -296,10 +296,10 @@ def _stations_2024() -> list[Station]:
     y = (y9 + y10) / 2 + ahead * math.sin(facing)
     direction = (math.cos(down) * math.cos(facing), math.cos(down) * math.sin(facing),
                  -math.sin(down))
-    at_blue_end = Station("Source at the blue end", "red", x, y, 0.9, facing, direction, 2.0)
+    at_blue_end = Station("red_source", "red", x, y, 0.9, facing, direction, 2.0)
     rx, ry = _image("2024", x, y)
     dx, dy = _image_direction("2024", direction[0], direction[1])
-    at_red_end = Station("Source at the red end", "blue", rx, ry, 0.9, math.atan2(dy, dx),
+    at_red_end = Station("blue_source", "blue", rx, ry, 0.9, math.atan2(dy, dx),
                          (dx, dy, direction[2]), 2.0)
     return [at_blue_end, at_red_end]
 
@@ -339,5 +339,5 @@ def scored_exits(season: str) -> dict[str, list[Exit]]:
     """Goal name -> where pieces scored in it come back into the field; [] = removed."""
     _check(season)
     if season == "2026":
-        return {f"{side} hub": _hub_exits_2026(side) for side in ("Blue", "Red")}
+        return {f"{side.lower()}_hub": _hub_exits_2026(side) for side in ("Blue", "Red")}
     return {goal.name: [] for goal in _goals(season)}

@@ -5,8 +5,8 @@ A station's stock is a set of pieces of the season's first piece type that exist
 start but are off the field (GONE) until fed; a fed piece appears at the station's point with
 the station's direction and speed, and flies or rolls from there.
 
-    feeder = Feeder(pieces, stations, stock={"Blue outpost": [384, 385, ...]}, schedule=[...])
-    feeder.feed("Blue outpost")      # True when a piece was left to feed
+    feeder = Feeder(pieces, stations, stock={"blue_outpost": [384, 385, ...]}, schedule=[...])
+    feeder.feed("blue_outpost")      # True when a piece was left to feed
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from simserver.models.pieces.types import FLIGHT, GONE, LOOSE
 from simserver.world import World
 from simserver.world.pieces import FieldPieces, field_pieces
 
-OUTPOST = next(st for st in stations("2026") if st.name == "Blue outpost")
+OUTPOST = next(st for st in stations("2026") if st.name == "blue_outpost")
 
 
 def fed_world(feeding: str, stock: int = 3) -> tuple[World, FieldPieces]:
@@ -32,22 +32,22 @@ def until(world: World, t: float) -> None:
 
 
 def test_schedule_feeds_from_the_station_until_the_stock_runs_out() -> None:
-    world, pieces = fed_world('[pieces.feeding.hp]\nstation = "Blue outpost"\nat = "1 s"\n'
+    world, pieces = fed_world('[pieces.feeding.hp]\nstation = "blue_outpost"\nat = "1 s"\n'
                               'count = 5\ninterval = "0.5 s"\n')
     field, feeder = pieces.field, pieces.feeder
     assert feeder is not None
     staged = np.flatnonzero(field.state == GONE)
     assert len(staged) == 6  # both outposts' stock of 3
     until(world, 0.98)
-    assert feeder.fed["Blue outpost"] == 0
+    assert feeder.fed["blue_outpost"] == 0
     until(world, 1.0)
-    assert feeder.fed["Blue outpost"] == 1 and feeder.left("Blue outpost") == 2
+    assert feeder.fed["blue_outpost"] == 1 and feeder.left("blue_outpost") == 2
     piece = int(np.flatnonzero(field.state != GONE)[0])
     # It left the station's point along the station's direction at its speed.
     assert field.state[piece] in (FLIGHT, LOOSE)
     assert field.pos[piece, 0] > OUTPOST.x and abs(field.pos[piece, 1] - OUTPOST.y) < 1e-9
     until(world, 3.5)
-    assert feeder.fed["Blue outpost"] == 3 and feeder.left("Blue outpost") == 0
+    assert feeder.fed["blue_outpost"] == 3 and feeder.left("blue_outpost") == 0
     until(world, 6.0)
     out = np.flatnonzero(field.state != GONE)
     assert len(out) == 3 and np.all(field.state[out] == LOOSE)
@@ -56,7 +56,7 @@ def test_schedule_feeds_from_the_station_until_the_stock_runs_out() -> None:
     assert np.all((field.pos[out, 0] >= r) & (field.pos[out, 0] <= length - r))
     assert np.all((field.pos[out, 1] >= r) & (field.pos[out, 1] <= width - r))
     world.reset()
-    assert feeder.left("Blue outpost") == 3 and np.all(field.state == GONE)
+    assert feeder.left("blue_outpost") == 3 and np.all(field.state == GONE)
 
 
 def test_feed_on_request() -> None:
@@ -64,17 +64,17 @@ def test_feed_on_request() -> None:
     feeder = pieces.feeder
     assert feeder is not None
     assert not feeder.feed("Nowhere")
-    assert feeder.feed("Red outpost")
-    assert not feeder.feed("Red outpost")
+    assert feeder.feed("red_outpost")
+    assert not feeder.feed("red_outpost")
     world.step(0.02)
     snap = world.snapshot().pieces
     assert snap is not None and int((snap.state != GONE).sum()) == 1
 
 
 @pytest.mark.parametrize(("text", "key", "words"), [
-    ('[pieces.feeding.hp]\nstation = "Blue outpst"\n', "pieces.feeding.hp.station",
-     "did you mean 'Blue outpost'"),
-    ('[pieces.feeding.hp]\nstation = "Blue outpost"\ncount = 0\n', "pieces.feeding.hp.count",
+    ('[pieces.feeding.hp]\nstation = "blue_outpst"\n', "pieces.feeding.hp.station",
+     "did you mean 'blue_outpost'"),
+    ('[pieces.feeding.hp]\nstation = "blue_outpost"\ncount = 0\n', "pieces.feeding.hp.count",
      "1 ≤ value ≤ 200"),
 ])
 def test_bad_feeding_is_refused(text: str, key: str, words: str) -> None:
@@ -87,5 +87,5 @@ def test_bad_feeding_is_refused(text: str, key: str, words: str) -> None:
 def test_a_station_without_stock_is_refused() -> None:
     with pytest.raises(ConfigError) as err:
         loads(default_config_text().replace('season = "2026"', 'season = "2024"')
-              + '\n[pieces]\n[pieces.feeding.hp]\nstation = "Source at the red end"\n')
+              + '\n[pieces]\n[pieces.feeding.hp]\nstation = "blue_source"\n')
     assert any("no pieces staged" in i.message for i in err.value.issues)

@@ -151,8 +151,8 @@ def test_2024_notes_sit_on_the_spike_marks() -> None:
 
 def test_2026_hub_goals_sit_on_the_hub_tags() -> None:
     goals = {g.name: g for g in season_goals("2026")}
-    for name, tags in (("Blue hub", (18, 19, 20, 21, 24, 25, 26, 27)),
-                       ("Red hub", (2, 3, 4, 5, 8, 9, 10, 11))):
+    for name, tags in (("blue_hub", (18, 19, 20, 21, 24, 25, 26, 27)),
+                       ("red_hub", (2, 3, 4, 5, 8, 9, 10, 11))):
         goal = goals[name]
         centre = np.mean([tag_xy("2026", t) for t in tags], axis=0)
         # The tags sit in pairs (one centred, one offset) on four faces: their mean is the
@@ -161,13 +161,13 @@ def test_2026_hub_goals_sit_on_the_hub_tags() -> None:
         assert goal.top == pytest.approx(72 * INCH, abs=0.005)
         xs = [x for x, _ in goal.footprint]
         assert max(xs) - min(xs) == pytest.approx(41.7 * INCH)  # across the flats
-        assert goal.alliance == name.split()[0].lower()
-    assert goals["Blue hub"].centre[0] == pytest.approx(158.6 * INCH + 23.5 * INCH, abs=0.03)
+        assert goal.alliance == name.split("_")[0]
+    assert goals["blue_hub"].centre[0] == pytest.approx(158.6 * INCH + 23.5 * INCH, abs=0.03)
 
 
 def test_2024_speaker_goals_sit_over_the_speaker_tags() -> None:
     goals = {g.name: g for g in season_goals("2024")}
-    for name, tag in (("Blue speaker", 7), ("Red speaker", 4)):
+    for name, tag in (("blue_speaker", 7), ("red_speaker", 4)):
         x, y, z = goals[name].centre
         tx, ty = tag_xy("2024", tag)
         assert abs(y - ty) < 0.01 and abs(x - tx) < 0.3
@@ -202,9 +202,9 @@ def test_fed_and_returned_pieces_appear_clear_of_the_elements(season: str) -> No
 
 def test_2026_outposts_are_centred_on_their_tags() -> None:
     by_name = {s.name: s for s in stations("2026")}
-    assert by_name["Blue outpost"].y == pytest.approx(tag_xy("2026", 29)[1])
-    assert by_name["Red outpost"].y == pytest.approx(tag_xy("2026", 13)[1], abs=0.001)  # image
-    assert by_name["Blue outpost"].z == pytest.approx((28.1 + 5.91 / 2) * INCH)
+    assert by_name["blue_outpost"].y == pytest.approx(tag_xy("2026", 29)[1])
+    assert by_name["red_outpost"].y == pytest.approx(tag_xy("2026", 13)[1], abs=0.001)  # image
+    assert by_name["blue_outpost"].z == pytest.approx((28.1 + 5.91 / 2) * INCH)
 
 
 def test_scored_2026_fuel_returns_to_the_neutral_zone_and_2024_notes_are_removed() -> None:
@@ -212,13 +212,13 @@ def test_scored_2026_fuel_returns_to_the_neutral_zone_and_2024_notes_are_removed
     exits = scored_exits("2026")
     assert set(exits) == {g.name for g in season_goals("2026")}
     hubs = {ob.name: ob for ob in season_obstacles("2026")}
-    for name, side in (("Blue hub", 1.0), ("Red hub", -1.0)):
+    for name, element, side in (("blue_hub", "Blue hub", 1.0), ("red_hub", "Red hub", -1.0)):
         assert len(exits[name]) == 4
-        far = max(side * x for x, _ in hubs[name].points)
+        far = max(side * x for x, _ in hubs[element].points)
         for e in exits[name]:
             assert side * e.x > far and side * e.vx > 0.0  # out of the face toward the middle
             assert 0.0 < e.y < width
-    assert scored_exits("2024") == {"Blue speaker": [], "Red speaker": []}
+    assert scored_exits("2024") == {"blue_speaker": [], "red_speaker": []}
 
 
 def test_fuel_dropped_into_a_hub_scores_there_through_the_elements() -> None:

@@ -4,7 +4,7 @@ A piece scores when its centre's path during a step crosses into the region, so 
 that would skip a thin region between two steps still counts:
 
     >>> import numpy as np
-    >>> hub = Goal("Blue hub", "blue", ((0, 0), (1, 0), (1, 1), (0, 1)), bottom=1.5, top=1.8)
+    >>> hub = Goal("blue_hub", "blue", ((0, 0), (1, 0), (1, 1), (0, 1)), bottom=1.5, top=1.8)
     >>> hub.entered(np.array([[0.5, 0.5, 3.0]]), np.array([[0.5, 0.5, 0.0]]))
     array([ True])
 

@@ -107,6 +107,7 @@ COMPONENTS = f"{PREFIX}/robot/components"
 PIECES = f"{PREFIX}/pieces"
 PICKED_UP = f"{PIECES}/picked_up"
 SHOTS = f"{PIECES}/shots"
+PIECE_FEED = f"{PIECES}/feed"
 DS_MODE = f"{PREFIX}/ds/mode"
 ROBOT_MODE = f"{PREFIX}/robot/mode"
 MODES = ("disabled", "autonomous", "teleop", "test")
@@ -299,6 +300,12 @@ PIECE_COUNTS = (
               "robot's under its prefix)."),
 )
 PIECE_SPECS = (PIECE_POSES, PIECE_SCORES, PIECE_GOALS, *PIECE_COUNTS)
+PIECE_FEED_SPEC = TopicSpec(
+    PIECE_FEED, "string", "in", "",
+    "Human-player feeding on request: each value published is the name of a station of the "
+    "season (`blue_outpost`, ...; docs/gamepieces.md), which puts its next staged piece on "
+    "the field. A name the field has no station for, or a station with none left, is "
+    "reported in the log and ignored. Read only when the field has game pieces.")
 _MODE_LIST = ", ".join(f'"{m}"' for m in MODES)
 BRIDGE = (
     TopicSpec(ROBOT_MODE, "string", "in", "",
@@ -415,7 +422,7 @@ def own_reference() -> list[TopicSpec]:
                       ["<cylinder>"], mechanisms, ["<camera>"], ["<target>"])
     at = specs.index(CHASSIS_SPEEDS_SPEC)
     return [*specs[:at], *drive.values(), *specs[at + 1:], COMPONENTS_SPEC, *PIECE_SPECS,
-            OTHER_ROBOT, *BRIDGE]
+            PIECE_FEED_SPEC, OTHER_ROBOT, *BRIDGE]
 
 
 # --- values ----------------------------------------------------------------------------------

@@ -50,6 +50,7 @@ _UNSET = object()
 # Times in a row an unchanged value must come again before the watchdog applies: measured,
 # a publisher without keepDuplicates sends its first value twice (the first two sets).
 RESENDS = 3
+MAX_STATION = 64  # characters of a station name on the feed topic
 
 
 @dataclass
@@ -67,6 +68,7 @@ class InputState:
     robot_mode: str | None = None
     stalled: bool = False
     resumed: bool = False
+    feeds: list[str] = field(default_factory=list)  # stations asked to feed, in order
 
 
 @dataclass
@@ -106,6 +108,8 @@ class InputReader:
         inputs += [_Input("solenoid", n, topic_of(topics.solenoid(n)), "boolean")
                    for n in cfg.solenoids]
         inputs.append(_Input("mode", "", topic_of(topics.ROBOT_MODE), "string"))
+        if main and cfg.pieces is not None:
+            inputs.append(_Input("feed", "", topics.PIECE_FEED, "string"))
         self._poller = ntcore.NetworkTableListenerPoller(inst)
         self._subs: list[ntcore.GenericSubscriber] = []
         self._holds: list[ntcore.GenericPublisher] = []
@@ -119,7 +123,7 @@ class InputReader:
             self._subs.append(sub)
             self._poller.addListener(sub, ntcore.EventFlags.kValueAll)
             self._by_topic[spec.topic] = spec
-            if spec.kind != "mode":
+            if spec.kind not in ("mode", "feed"):
                 meta = inst.getTopic(f"$pub${spec.topic}")
                 self._subs.append(meta.genericSubscribe("msgpack", META))
                 self._poller.addListener(self._subs[-1], ntcore.EventFlags.kValueAll)
@@ -157,7 +161,9 @@ class InputReader:
             elif isinstance(event.data, ntcore.ValueEventData):
                 name = event.data.topic.getName()
                 spec = self._by_topic.get(name)
-                if spec is not None:
+                if spec is not None and spec.kind == "feed":
+                    self._on_feed(event.data.value, out)
+                elif spec is not None:
                     heard = True
                     self._on_value(spec, event.data.value, out, pending)
                 elif (spec := self._by_meta.get(name)) is not None:
@@ -215,6 +221,13 @@ class InputReader:
         pending[spec.topic] = (spec, checked)
         if spec.kind != "mode":
             self._latest[spec.topic] = (spec, checked)
+
+    def _on_feed(self, value: ntcore.Value, out: InputState) -> None:
+        """A station name on the feed topic (a dashboard's or a test's, not the robot
+        program's input: it neither marks the program present nor feeds the watchdog)."""
+        raw = python_value(value)
+        if isinstance(raw, str) and 0 < len(raw) <= MAX_STATION:
+            out.feeds.append(raw)
 
     def _on_publishers(self, spec: _Input, value: ntcore.Value, out: InputState,
                        pending: dict[str, Any]) -> None:

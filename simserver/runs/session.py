@@ -24,6 +24,7 @@ from simserver.contract import topics
 from simserver.contract.snapshot import Snapshot
 from simserver.io.halsim_ws import HalsimWsLink
 from simserver.io.nt import Cameras, Endpoint, NtAdapter, photonvision_unavailable
+from simserver.io.ntinputs import InputState
 from simserver.io.robottopics import RobotValue, decode_pose
 from simserver.io.scripted import Script, load_script
 from simserver.io.stepwire import (
@@ -211,9 +212,10 @@ class Session:
         if self.ws is not None:
             state = self.ws.poll()
             if self.nt is not None:
-                self.nt.poll()  # dashboards only: drain its queues
+                self._feed(self.nt.poll())  # dashboards only: drain its queues
         elif self.nt is not None:
             state = self.nt.poll()
+            self._feed(state)
         else:
             self._apply_script()
             return
@@ -247,6 +249,18 @@ class Session:
             world.set_solenoid(name, on)
         self._note_mode(state.robot_mode)
         self._apply_script()
+
+    def _feed(self, state: InputState) -> None:
+        """Human-player feeding asked for on NetworkTables (``/simserver/pieces/feed``)."""
+        pieces = self.world.field_pieces
+        feeder = None if pieces is None else pieces.feeder
+        for station in state.feeds:
+            if feeder is None or not feeder.feed(station):
+                why = ("the field has no game pieces" if feeder is None else
+                       "no such station" if station not in feeder.stations else
+                       "none left to feed")
+                self._limiter.log(f"feed {station}", logging.WARNING,
+                                  "feed request for station %r ignored: %s", station[:64], why)
 
     def _note_mode(self, mode: str | None) -> None:
         if mode is not None and self.disabled_at is None:
@@ -695,7 +709,8 @@ class Session:
                 mode = values.get(topics.ROBOT_MODE)
                 self._note_mode(mode if mode in topics.MODES else None)
                 if self.nt is not None:
-                    self.nt.poll()  # inputs come over the link; NT only drains its queues
+                    self._feed(self.nt.poll())  # inputs come over the link
+
                     self.nt.clock = (world.time, robot_time, period)
                 steps = 1
                 if realtime:

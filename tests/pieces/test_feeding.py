@@ -4,15 +4,22 @@ than the stock; a reset stages them again; bad feeding config is refused."""
 
 from __future__ import annotations
 
+import time
+from pathlib import Path
+
+import ntcore
 import numpy as np
 import pytest
+from wpimath.geometry import Pose3d
 
 from simserver.config.issues import ConfigError
 from simserver.config.loader import default_config_text, loads
+from simserver.contract import topics
 from simserver.field.gamepieces import stations
 from simserver.models.pieces.types import FLIGHT, GONE, LOOSE
 from simserver.world import World
 from simserver.world.pieces import FieldPieces, field_pieces
+from tests.ntutil import FAST, SimserverProcess, client, free_port, wait_for
 
 OUTPOST = next(st for st in stations("2026") if st.name == "blue_outpost")
 
@@ -89,3 +96,53 @@ def test_a_station_without_stock_is_refused() -> None:
         loads(default_config_text().replace('season = "2026"', 'season = "2024"')
               + '\n[pieces]\n[pieces.feeding.hp]\nstation = "blue_source"\n')
     assert any("no pieces staged" in i.message for i in err.value.issues)
+
+
+@pytest.mark.network
+def test_feeding_on_request_over_networktables(tmp_path: Path) -> None:
+    """A dashboard publishes station names on /simserver/pieces/feed: each puts one staged
+    FUEL on the field (seen on /simserver/pieces/floor/fuel); an unknown station is logged
+    and changes nothing."""
+    config = tmp_path / "fed.toml"
+    config.write_text(default_config_text() + '\n[pieces]\nlayout = "none"\nstock = 2\n')
+    port = free_port()
+    proc = SimserverProcess(str(config), "--serve", f"127.0.0.1:{port}", log_dir=tmp_path)
+    inst = client(port)
+    try:
+        feed = inst.getStringTopic(topics.PIECE_FEED).publish(
+            ntcore.PubSubOptions(keepDuplicates=True, periodic=0.005))
+        on_floor = inst.getStructArrayTopic(topics.pieces_in("floor", "fuel"),
+                                            Pose3d).subscribe([], FAST)
+        flying = inst.getStructArrayTopic(topics.pieces_in("flight", "fuel"),
+                                          Pose3d).subscribe([], FAST)
+        wait_for(lambda: inst.getTopic(topics.PIECE_FEED).exists() and proc.alive(), 15,
+                 "simserver to start")
+
+        def out() -> int:
+            return len(on_floor.get()) + len(flying.get())
+
+        def ignored() -> bool:  # until simserver hears the feed topic: an unknown station
+            feed.set("nowhere")
+            inst.flush()
+            time.sleep(0.05)
+            return "'nowhere' ignored: no such station" in proc.stderr()
+
+        wait_for(ignored, 15, "simserver to hear the feed topic")
+        assert out() == 0
+        for _ in range(2):
+            feed.set("blue_outpost")
+            inst.flush()
+            time.sleep(0.3)
+        wait_for(lambda: len(on_floor.get()) == 2, 15, "two FUEL to come to rest")
+        assert out() == 2
+        poses = on_floor.get()
+        assert all(p.X() > OUTPOST.x for p in poses)
+        feed.set("blue_outpost")  # its stock is empty now
+        inst.flush()
+        time.sleep(0.5)
+        assert out() == 2
+        assert proc.alive(), proc.stderr()
+        assert "none left to feed" in proc.stderr()
+    finally:
+        ntcore.NetworkTableInstance.destroy(inst)
+        proc.close()

@@ -27,3 +27,5 @@ BACK_OFF_M = 1.0            # then back out
 HUB_X_M, HUB_Y_M = 4.625, 4.035  # the blue HUB's centre (field frame)
 SHOT_RPS = 50.0             # flywheel speed for the shot (about 7.3 m/s exit speed)
 SHOT_TOLERANCE_RPS = 1.0
+AIM_TOLERANCE_DEG = 2.5      # the HUB's opening is about ±8° wide from here
+TURN_KS = 0.08               # duty that starts a turn in place

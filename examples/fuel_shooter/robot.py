@@ -95,9 +95,12 @@ class Robot(wpilib.TimedRobot):
             math.atan2(constants.HUB_Y_M - pose.Y(), constants.HUB_X_M - pose.X()))
         error = wrap_deg(target - self.heading())
         rate = -self.gyro.getRate()  # deg/s, CCW positive
+        # PD plus a static term that overcomes the wheels' scrub when turning in place.
         turn = 0.015 * error - 0.002 * rate
+        if abs(error) > 1.0:
+            turn += math.copysign(constants.TURN_KS, error)
         self.drive.arcadeDrive(0.0, max(-0.5, min(0.5, turn)), False)
-        return abs(error) < 1.5 and abs(rate) < 5.0
+        return abs(error) < constants.AIM_TOLERANCE_DEG and abs(rate) < 5.0
 
     def drive_straight(self, speed: float, heading: float) -> None:
         turn = 0.03 * wrap_deg(heading - self.heading())

@@ -61,6 +61,10 @@ class IntakeConfig:
                              "their centre above the carpet (low fliers too).", positive=True,
                              maximum=ROBOT_REACH)
     capacity: int = integer(1, "How many pieces it holds.", minimum=1, maximum=100)
+    preload: int = integer(
+        0, "Pieces it holds at the start (the game's preload, e.g. up to 8 FUEL in 2026): "
+        "pieces of the field's first type, added to the field's pieces; at most `capacity`. "
+        "Only on a field with game pieces.", minimum=0, maximum=100)
     hold_x: float = quantity("0 m", "length", "Where held pieces sit: forward of the robot "
                              "centre.", **ON_ROBOT)
     hold_y: float = quantity("0 m", "length", "Where held pieces sit: left of the robot "

@@ -133,6 +133,11 @@ class PieceAccess(Protocol):
         """Mass of piece ``piece``, kg."""
         ...
 
+    def preloaded(self, mechanism: str) -> list[int]:
+        """The pieces mechanism ``mechanism`` of this robot holds at the start (its config's
+        ``preload``): held by the robot since the reset, in order; [] for none."""
+        ...
+
 
 class RobotView(Protocol):
     """What a model may read of the world during ``step``. Units: s, m, rad, m/s, rad/s."""

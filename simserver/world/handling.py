@@ -53,10 +53,12 @@ def _intake(name: str, c: IntakeConfig, cfg: Config) -> Intake:
     roller = FreeRunning(motor_by_name(cfg.motors[c.motor].type))
     return Intake(c.motor, roller, zone, c.height, c.capacity, (c.hold_x, c.hold_y, c.hold_z),
                   c.spacing, c.eject_speed, c.eject_interval, c.min_duty,
-                  1.0 if c.direction == "positive" else -1.0)
+                  1.0 if c.direction == "positive" else -1.0, name)
 
 
 def _check_intake(c: IntakeConfig, cfg: Config) -> list[tuple[str, str]]:
+    if c.preload > c.capacity:
+        return [("preload", f"{c.preload} pieces do not fit: the capacity is {c.capacity}")]
     if c.zone is not None:
         if zone_ccw(c.zone) is None:
             return [("zone", "the points must outline a convex polygon, in order around it")]

@@ -27,6 +27,7 @@ import numpy as np
 
 from simserver.config.pieces import (
     Placement,
+    SeasonPieces,
     piece_types,
     placements,
     season_pieces,
@@ -61,17 +62,45 @@ def field_pieces(cfg: Config, worlds: Mapping[str, World]) -> FieldPieces | None
     types = piece_types(cfg.pieces, season)
     exits = season.exits if cfg.pieces.scored == "return" else {}
     placed = placements(cfg.pieces, season)
-    stock: dict[str, list[int]] = {}
-    if season.types and (cfg.pieces.layout == "season" or cfg.pieces.stock is not None):
-        kind = next(iter(season.types))
-        for st in season.stations:
-            count = station_stock(cfg.pieces, st)
-            stock[st.name] = list(range(len(placed), len(placed) + count))
-            placed += [Placement(kind, st.x, st.y, st.z)] * count
-    pieces = FieldPieces(worlds, types, placed, season.goals, exits)
+    stock = _stage_stations(cfg, season, placed)
+    preloads = _preload(worlds, next(iter(types), None), placed)
+    pieces = FieldPieces(worlds, types, placed, season.goals, exits, preloads=preloads)
     schedule = [Feed(f.station, f.at, f.count, f.interval) for f in cfg.pieces.feeding.values()]
     pieces.feeder = Feeder(pieces.field, season.stations, stock, schedule)
     return pieces
+
+
+def _stage_stations(cfg: Config, season: SeasonPieces, placed: list[Placement]
+                    ) -> dict[str, list[int]]:
+    """Add the human-player stations' stock to ``placed`` (at each station, of the season's
+    first piece type); the ids of each station's pieces, by station name."""
+    stock: dict[str, list[int]] = {}
+    assert cfg.pieces is not None
+    if not season.types or (cfg.pieces.layout != "season" and cfg.pieces.stock is None):
+        return stock
+    kind = next(iter(season.types))
+    for st in season.stations:
+        count = station_stock(cfg.pieces, st)
+        stock[st.name] = list(range(len(placed), len(placed) + count))
+        placed += [Placement(kind, st.x, st.y, st.z)] * count
+    return stock
+
+
+def _preload(worlds: Mapping[str, World], kind: str | None, placed: list[Placement]
+             ) -> dict[tuple[int, str], list[int]]:
+    """Add the pieces each robot's mechanisms hold at the start (their config's ``preload``,
+    of type ``kind``) to ``placed``; their ids by (robot index, mechanism name)."""
+    preloads: dict[tuple[int, str], list[int]] = {}
+    if kind is None:
+        return preloads
+    for index, world in enumerate(worlds.values()):
+        start = world.cfg.robot.start
+        for name, section in world.cfg.mechanisms.items():
+            count = getattr(section.config, "preload", 0)
+            if count:
+                preloads[index, name] = list(range(len(placed), len(placed) + count))
+                placed += [Placement(kind, start.x, start.y, 0.5)] * count
+    return preloads
 
 
 class FieldPieces:
@@ -88,7 +117,8 @@ class FieldPieces:
     def __init__(self, worlds: Mapping[str, World], types: Mapping[str, PieceType],
                  placed: Sequence[Placement], goals: Sequence[Any] = (),
                  exits: Mapping[str, Sequence[Any]] | None = None,
-                 flight: FlightModel | None = None, *, default_flight: bool = True):
+                 flight: FlightModel | None = None, *, default_flight: bool = True,
+                 preloads: Mapping[tuple[int, str], Sequence[int]] | None = None):
         if not worlds:
             raise ValueError("game pieces need at least one robot")
         self.names = tuple(worlds)
@@ -113,6 +143,8 @@ class FieldPieces:
         self._kind = self.field.kind.copy()
         self._kind.setflags(write=False)
         self.feeder: Feeder | None = None  # the human players (field_pieces sets it)
+        # (robot index, mechanism name) -> the pieces it holds at reset
+        self.preloads = {key: tuple(ids) for key, ids in (preloads or {}).items()}
         self.access = tuple(RobotPieces(self, i) for i in range(len(self.worlds)))
         self.main.field_pieces = self
         for world, access in zip(self.worlds, self.access, strict=True):
@@ -124,6 +156,9 @@ class FieldPieces:
         self.field.reset()
         if self.feeder is not None:
             self.feeder.reset()
+        for (robot, _), pieces in self.preloads.items():
+            for piece in pieces:
+                self.field.take(piece, robot, (0.0, 0.0, 0.5))
         self.scores = dict.fromkeys(ALLIANCES, 0)
         self.goal_counts = {g.name: 0 for g in self.goals}
         self.picked_up = dict.fromkeys(self.names, 0)
@@ -255,6 +290,10 @@ class RobotPieces:
         if pieces.field.release(piece, position, velocity, spin):
             pieces.shots[self.name] += 1
         pieces._holders = None
+
+    def preloaded(self, mechanism: str) -> list[int]:
+        """The pieces ``mechanism`` of this robot holds at reset (its ``preload``)."""
+        return list(self._pieces.preloads.get((self._index, mechanism), ()))
 
     def kind(self, piece: int) -> str:
         """Type name of ``piece``."""

@@ -104,6 +104,9 @@ class MemoryPieces:
     def mass(self, piece: int) -> float:
         return self.pieces[piece].mass
 
+    def preloaded(self, mechanism: str) -> list[int]:
+        return []
+
 
 def _distance_to_segment(p: tuple[float, float], a: tuple[float, float],
                          b: tuple[float, float]) -> float:

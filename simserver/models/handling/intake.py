@@ -43,7 +43,9 @@ class Intake:
 
     def __init__(self, motor: str, roller: FreeRunning, zone: Sequence[Point2],
                  height: float, capacity: int, hold: Point3, spacing: float,
-                 eject_speed: float, eject_interval: float, min_duty: float, sign: float):
+                 eject_speed: float, eject_interval: float, min_duty: float, sign: float,
+                 name: str = ""):
+        self.name = name
         self.motor = motor
         self.roller = roller
         self.zone = tuple(zone)
@@ -60,11 +62,14 @@ class Intake:
         self.outward = away_from_first_edge(self.zone)
         self.held: list[int] = []
         self._next_eject = -math.inf
+        self._unloaded = True  # its preloaded pieces are still to be taken up
 
     def reset(self) -> None:
-        """Empty, roller at rest."""
+        """Empty (until its preloaded pieces are taken up in the first step), roller at
+        rest."""
         self.held = []
         self._next_eject = -math.inf
+        self._unloaded = True
         self.roller.reset()
 
     def holding(self) -> bool:
@@ -77,6 +82,11 @@ class Intake:
         pieces = robot.pieces
         if pieces is None:
             return
+        if self._unloaded:
+            self._unloaded = False
+            for piece in pieces.preloaded(self.name):
+                pieces.carry(piece, self.slot(len(self.held)))
+                self.held.append(piece)
         if duty >= self.min_duty and volts > 0.0:
             room = self.capacity - len(self.held)
             if room > 0:

@@ -57,7 +57,7 @@ GRAVITY = 9.80665  # m/s²
 RESTING_SPEED = 0.05  # m/s: slower approaches (piece-piece, robot, wall) do not bounce
 CORRECTION_PASSES = 4  # Jacobi passes of piece-piece positional correction per step
 IMPULSE_PASSES = 4  # Jacobi passes of piece-piece impulses per step
-SKIN = 0.1  # m: pairs this much farther apart than touching are watched together
+SKIN = 0.2  # m: pairs this much farther apart than touching are watched together
 _ON_CARPET = 1e-6  # m: a released piece this close to its resting height lands at once
 _BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all against all
 _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
@@ -281,6 +281,7 @@ class PieceField:
         self._start = start
         self._start_yaw = np.zeros(n) if yaw is None else np.array(yaw, dtype=float)
         self._start_awake: np.ndarray | None = None
+        self._everyone = np.ones(n, dtype=bool)
         self.reset()
         self._start_awake = self._overlapping()
         self.awake[:] = self._start_awake
@@ -327,7 +328,8 @@ class PieceField:
         self._stirred = True  # some piece may be awake (else step skips looking)
         self._occupancy: np.ndarray | None = None  # see _occupied
         # The Verlet list: pairs (a, b), the awake pieces it was made for, positions then.
-        self._list: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # The Verlet list: pairs (a, b), their reach, the loose pieces, where they were then.
+        self._list: tuple[np.ndarray, ...] | None = None
         self._flying = 0
 
     def _overlapping(self) -> np.ndarray:
@@ -450,9 +452,8 @@ class PieceField:
             if len(idx):
                 self._roll(idx, dt)
         touched = self._robots(robots)
-        idx = self.awake.nonzero()[0] if self._stirred else _NO_PIECES
-        if len(idx):
-            self._pairs(idx)
+        if self._stirred and np.count_nonzero(self.awake):
+            self._pairs()
             idx = self.awake.nonzero()[0]
             self._bounds(idx)
             moving = (self._v[idx] != 0.0) | self._touched[idx]
@@ -487,6 +488,8 @@ class PieceField:
         self.awake[down] = True
         self._stirred = True
         self._occupancy = None
+        if len(down):
+            self._list = None
         for piece in idx[out]:
             self.remove(int(piece))
         self._flying -= len(down)
@@ -727,36 +730,32 @@ class PieceField:
         self._any_touched = True
         return touched
 
-    def _pairs(self, active: np.ndarray) -> None:
-        """Piece-piece contacts of the awake pieces ``active`` with every loose piece, and of
-        the sleeping pieces they touch with theirs (a push passes through two layers).
-
-        The pairs closer than their radii plus ``SKIN`` are kept (a Verlet list) until an
-        awake piece has moved ``SKIN``/2 since, or a piece outside them woke up."""
-        a, b = self._candidates(active)
-        if not len(a):
+    def _pairs(self) -> None:
+        """Piece-piece contacts of the awake pieces with every loose piece, and of the
+        sleeping pieces they touch with theirs (a push passes through two layers)."""
+        a, b, reach = self._candidates()
+        awake = self.awake
+        awake_a, awake_b = awake[a], awake[b]
+        act = (awake_a | awake_b).nonzero()[0]
+        if not len(act):
             return
-        gap = np.hypot(self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1])
-        reach = self.radius[a] + self.radius[b]
-        touching = gap < reach + SLOP
-        if not touching.any():
+        gap = np.abs(self._p[b[act]] - self._p[a[act]])
+        touching = gap < reach[act] + SLOP
+        if not np.count_nonzero(touching):
             return
         # Sleeping pieces an awake one touches may be pushed into their own neighbours.
-        pressed = touching & ~self.awake[b]
-        if pressed.any():
-            ring = np.unique(b[pressed])
-            ringed = np.zeros(self.size, dtype=bool)
-            ringed[ring] = True
-            loose = np.flatnonzero(self.state == LOOSE)
-            grid = None if len(ring) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
-            a2, b2 = self._near(ring, loose, grid, ringed, skip=self.awake)
-            a, b = np.concatenate((a, a2)), np.concatenate((b, b2))
-            gap = np.hypot(self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1])
-            reach = self.radius[a] + self.radius[b]
+        pressed = act[touching & (awake_a[act] != awake_b[act])]
+        if len(pressed):
+            ring = np.zeros(self.size, dtype=bool)
+            ring[np.where(awake_a[pressed], b[pressed], a[pressed])] = True
+            more = ((ring[a] & ~awake_b) | (ring[b] & ~awake_a)).nonzero()[0]
+            gap = np.concatenate((gap, np.abs(self._p[b[more]] - self._p[a[more]])))
+            act = np.concatenate((act, more))
+        a, b, reach = a[act], b[act], reach[act]
         # The pairs this step acts on: those touching, and those the corrections may push
         # together (a piece moves about as far as the deepest overlap).
         deepest = max(float((reach - gap).max()), 0.0)
-        near = np.flatnonzero(gap < reach + SLOP + 2.0 * deepest)
+        near = (gap < reach + SLOP + 2.0 * deepest).nonzero()[0]
         if len(near) <= FEW_PAIRS:
             self._pairs_few(a[near].tolist(), b[near].tolist())
             return
@@ -796,28 +795,52 @@ class PieceField:
         self.awake[moved] = True
         self._touched[moved] = True
 
-    def _candidates(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The Verlet list of pairs for the awake pieces ``active``, rebuilt when stale."""
+    def _candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pairs (a, b) of loose pieces closer than their radii plus ``SKIN`` and their
+        radii's sum (m), kept (a Verlet list) until a loose piece has moved ``SKIN``/2 since,
+        or pieces came or left the carpet."""
         built = self._list
         if built is not None:
-            a, b, members, at = built
-            if not (self.awake & ~members).any():
-                d = self.pos[active, :2] - at[active]
-                if float((d * d).sum(axis=1).max()) * 4.0 < SKIN * SKIN:
-                    return a, b
-        loose = np.flatnonzero(self.state == LOOSE)
-        grid = None if len(active) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
-        a, b = self._near(active, loose, grid, self.awake)
-        self._list = (a, b, self.awake.copy(), self.pos[:, :2].copy())
-        return a, b
+            a, b, reach, members, at = built
+            if float(np.abs(self._p[members] - at).max(initial=0.0)) * 2.0 < SKIN:
+                return a, b, reach
+        loose = (self.state == LOOSE).nonzero()[0]
+        a, b = self._all_pairs(loose)
+        reach = self.radius[a] + self.radius[b]
+        self._list = (a, b, reach, loose, self._p[loose])
+        return a, b, reach
+
+    def _cells(self, pieces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Column and row of ``pieces`` in the grid of cells ``_cell`` m wide (offset by 2)."""
+        z = self._p[pieces] * (1.0 / self._cell)
+        return np.floor(z.real).astype(np.int64) + 2, np.floor(z.imag).astype(np.int64) + 2
 
     def _grid(self, loose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The uniform grid of the loose pieces: sorted cell keys and their pieces."""
-        cell, rows = self._cell, self._rows
-        keys = ((self.pos[loose, 0] // cell).astype(np.int64) + 2) * rows + \
-            (self.pos[loose, 1] // cell).astype(np.int64) + 2
+        ix, iy = self._cells(loose)
+        keys = ix * self._rows + iy
         order = np.argsort(keys, kind="stable")
         return keys[order], loose[order]
+
+    def _all_pairs(self, loose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every pair (a, b) of the ``loose`` pieces closer than their radii plus ``SKIN``,
+        once. From the grid, each piece against the later ones of its own cell and of the
+        next cell up (y), and the three cells of the next column (x): half the stencil."""
+        if len(loose) ** 2 <= _BRUTE_FORCE:
+            return self._near(loose, loose, None, self._everyone)
+        skeys, members = self._grid(loose)
+        rows = self._rows
+        starts = np.concatenate((np.arange(1, len(skeys) + 1),
+                                 np.searchsorted(skeys, skeys + (rows - 1), side="left")))
+        stops = np.concatenate((np.searchsorted(skeys, skeys + 1, side="right"),
+                                np.searchsorted(skeys, skeys + (rows + 1), side="right")))
+        counts = stops - starts
+        ends = np.cumsum(counts)
+        b = members[np.repeat(starts - (ends - counts), counts) + np.arange(int(ends[-1]))]
+        a = np.repeat(np.concatenate((members, members)), counts)
+        close = (np.abs(self._p[b] - self._p[a])
+                 < self.radius[a] + self.radius[b] + SKIN).nonzero()[0]
+        return a[close], b[close]
 
     def _near(self, active: np.ndarray, loose: np.ndarray,
               grid: tuple[np.ndarray, np.ndarray] | None, mask: np.ndarray,
@@ -830,10 +853,8 @@ class PieceField:
             b = np.tile(loose, len(active))
         else:
             skeys, members = grid
-            cell, rows = self._cell, self._rows
-            ax = (self.pos[active, 0] // cell).astype(np.int64) + 2
-            ay = (self.pos[active, 1] // cell).astype(np.int64) + 2
-            base = (ax[:, None] + _NEIGHBOUR_ROWS) * rows + ay[:, None]
+            ax, ay = self._cells(active)
+            base = (ax[:, None] + _NEIGHBOUR_ROWS) * self._rows + ay[:, None]
             start = np.searchsorted(skeys, base - 1, side="left")
             stop = np.searchsorted(skeys, base + 1, side="right")
             counts = (stop - start).ravel()

@@ -77,14 +77,15 @@ def pair_impulses(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
             pairs.append((i, j, dx / dist, dy / dist, 1.0 / (inv_mass[i] + inv_mass[j]),
                           math.sqrt(restitution[i] * restitution[j])))
     hit: set[int] = set()
-    for n in range(passes if pairs else 0):
+    for n in range(passes):
+        if not pairs:
+            break
         gain_x, gain_y = [0.0] * m, [0.0] * m
         loss_x, loss_y = [0.0] * m, [0.0] * m
-        approach = False
+        changed: set[int] = set()
         for i, j, nx, ny, k, elastic in pairs:
             un = (vel[j][0] - vel[i][0]) * nx + (vel[j][1] - vel[i][1]) * ny
             if un < 0.0:
-                approach = True
                 e = elastic if n == 0 and un < -resting_speed else 0.0
                 impulse = -(1.0 + e) * un * k
                 jx, jy = impulse * nx, impulse * ny
@@ -92,13 +93,14 @@ def pair_impulses(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
                 gain_y[j] += jy
                 loss_x[i] += jx
                 loss_y[i] += jy
-                hit.add(i)
-                hit.add(j)
-        if not approach:
-            break
-        for q in range(m):
+                changed.add(i)
+                changed.add(j)
+        for q in changed:
             vel[q][0] += (gain_x[q] - loss_x[q]) * inv_mass[q]
             vel[q][1] += (gain_y[q] - loss_y[q]) * inv_mass[q]
+        hit |= changed
+        # Only pairs with a piece whose velocity changed can approach in the next pass.
+        pairs = [pair for pair in pairs if pair[0] in changed or pair[1] in changed]
     return hit
 
 
@@ -112,6 +114,8 @@ def pair_separate(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
              for i, j, r in zip(a, b, reach, strict=True)]
     moved: set[int] = set()
     for _ in range(passes):
+        if not pairs:
+            break
         gain_x, gain_y = [0.0] * m, [0.0] * m
         loss_x, loss_y = [0.0] * m, [0.0] * m
         share = [0] * m
@@ -133,12 +137,11 @@ def pair_separate(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
             loss_y[i] += py * wa
             share[i] += 1
             share[j] += 1
-            moved.add(i)
-            moved.add(j)
-        if not any(share):
-            break
-        for q in range(m):
-            if share[q]:
-                pos[q][0] += (gain_x[q] - loss_x[q]) / share[q]
-                pos[q][1] += (gain_y[q] - loss_y[q]) / share[q]
+        changed = {q for q in range(m) if share[q]}
+        for q in changed:
+            pos[q][0] += (gain_x[q] - loss_x[q]) / share[q]
+            pos[q][1] += (gain_y[q] - loss_y[q]) / share[q]
+        moved |= changed
+        # Only pairs with a piece that moved can overlap in the next pass.
+        pairs = [pair for pair in pairs if pair[0] in changed or pair[1] in changed]
     return moved

@@ -63,7 +63,7 @@ _BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all aga
 _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
 SLOP = 1e-6  # m: overlaps up to this (rounding of pieces placed touching) are left alone
 FEW_CONTACTS = 24  # robot-piece candidates up to which they are solved in plain floats
-FEW_PAIRS = 12  # piece-piece pairs up to which they are solved in plain floats
+FEW_PAIRS = 32  # piece-piece pairs up to which they are solved in plain floats
 FEW_BOUNDS = 8  # pieces near walls or elements up to which they are solved in plain floats
 
 
@@ -188,6 +188,21 @@ def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray,
 
 
 @lru_cache(maxsize=64)
+def _bits(mask: int, count: int) -> list[int]:
+    """Elements a raster code's mask (bit e: element e; bit 30: every element from the 30th
+    on, of ``count``) names, ascending."""
+    out = []
+    while mask:
+        low = mask & -mask
+        e = low.bit_length() - 1
+        if e >= 30:
+            out.extend(range(30, count))
+            break
+        out.append(e)
+        mask ^= low
+    return out
+
+
 def _wall(p: float, v: float, low: float, high: float, e: float) -> tuple[float, float]:
     """One coordinate p (m) and velocity v (m/s) of a piece kept within [low, high], bounced
     with restitution e as in ``PieceField._walls``."""
@@ -267,6 +282,9 @@ class PieceField:
         self.decel = per_piece([(p.rolling if p.rolls else p.friction) * gravity for p in t])
         self.rolls = per_piece([float(p.rolls) for p in t]) > 0.5
         self._half_inv_decel = 0.5 / np.maximum(self.decel, 1e-300)
+        # The same per piece as Python floats, for the plain-float paths.
+        self._inv_mass_f, self._radius_f = self.inv_mass.tolist(), self.radius.tolist()
+        self._restitution_f = self.restitution.tolist()
         self.rest_z = self.height / 2.0
         self._rmax = float(self.radius.max()) if n else 0.0
         self._cell = 2.0 * self._rmax + SKIN
@@ -654,8 +672,9 @@ class PieceField:
         pose = poses.tolist()
         frames: dict[int, tuple[float, float, FloatOutline]] = {}
         hits = []
-        for k, i, z, r in zip(ks.tolist(), idx.tolist(), self._p[idx].tolist(),
-                              self.radius[idx].tolist(), strict=True):
+        at, radius = self._p.item, self._radius_f
+        for k, i in zip(ks.tolist(), idx.tolist(), strict=True):
+            z, r = at(i), radius[i]
             px, py = z.real, z.imag
             x, y, heading = pose[k]
             if k not in frames:
@@ -675,9 +694,9 @@ class PieceField:
         inv_big = {k: 1.0 / robots[k].mass for k in used}
         inv_j = {k: 1.0 / robots[k].inertia for k in used}
         ids = [hit[1] for hit in hits]
-        inv_mass = self.inv_mass[ids].tolist()
-        restitution = self.restitution[ids].tolist()
-        vel = [(z.real, z.imag) for z in self._v[ids].tolist()]
+        inv_mass = [self._inv_mass_f[i] for i in ids]
+        restitution = [self._restitution_f[i] for i in ids]
+        vel = [(z.real, z.imag) for z in map(self._v.item, ids)]
         # Push apart first, so that the impulses act where the bodies end the step.
         back = {k: [0.0, 0.0] for k in used}
         pushes = []
@@ -714,8 +733,9 @@ class PieceField:
             spent[k][1] += jy
             spent[k][2] += j * arm
         moved = list(moves)
-        self._p[moved] += [complex(*moves[i]) for i in moved]
-        self._v[moved] += [complex(*gains[i]) for i in moved]
+        for i in moved:
+            self._p[i] += complex(*moves[i])
+            self._v[i] += complex(*gains[i])
         for k, b in bodies.items():
             x, y, vx, vy, omega = state[k]
             b.x, b.y = x, y
@@ -783,15 +803,21 @@ class PieceField:
         ids = sorted({*a, *b})
         slot = {piece: i for i, piece in enumerate(ids)}
         ia, ib = [slot[p] for p in a], [slot[p] for p in b]
-        pos, vel = self.pos[ids, :2].tolist(), self.vel[ids, :2].tolist()
-        inv_mass, radius = self.inv_mass[ids].tolist(), self.radius[ids].tolist()
+        pos = [[z.real, z.imag] for z in map(self._p.item, ids)]
+        vel = [[z.real, z.imag] for z in map(self._v.item, ids)]
+        inv_mass = [self._inv_mass_f[i] for i in ids]
+        restitution = [self._restitution_f[i] for i in ids]
+        radius = [self._radius_f[i] for i in ids]
         reach = [radius[i] + radius[j] for i, j in zip(ia, ib, strict=True)]
-        hit = pair_impulses(ia, ib, reach, pos, vel, inv_mass, self.restitution[ids].tolist(),
-                            IMPULSE_PASSES, SLOP, RESTING_SPEED)
+        hit = pair_impulses(ia, ib, reach, pos, vel, inv_mass, restitution, IMPULSE_PASSES,
+                            SLOP, RESTING_SPEED)
         hit |= pair_separate(ia, ib, reach, pos, inv_mass, CORRECTION_PASSES, SLOP)
-        self.pos[ids, :2] = pos
-        self.vel[ids, :2] = vel
-        moved = [ids[i] for i in hit]
+        moved = []
+        for i in sorted(hit):
+            piece = ids[i]
+            self._p[piece] = complex(*pos[i])
+            self._v[piece] = complex(*vel[i])
+            moved.append(piece)
         self.awake[moved] = True
         self._touched[moved] = True
 
@@ -968,18 +994,16 @@ class PieceField:
         """:meth:`_bounds` in plain floats for pieces ``ids`` near the walls (bit 0 of their
         ``codes``) or elements (the other bits, as in :meth:`_raster_of_edges`)."""
         length, width = self.length, self.width
-        for i, code, z, v, r, e in zip(ids, codes, self._p[ids].tolist(),
-                                       self._v[ids].tolist(), self.radius[ids].tolist(),
-                                       self.restitution[ids].tolist(), strict=True):
+        for i, code in zip(ids, codes, strict=True):
+            z, v, r, e = self._p.item(i), self._v.item(i), self._radius_f[i], \
+                self._restitution_f[i]
             x, y, vx, vy = z.real, z.imag, v.real, v.imag
             hit = False
             if code & 1 and (x < r or x > length - r or y < r or y > width - r):
                 hit = True
                 x, vx = _wall(x, vx, r, length - r, e)
                 y, vy = _wall(y, vy, r, width - r, e)
-            elements = range(len(self.elements)) if code >> 31 else \
-                (el for el in range(30) if code >> (el + 1) & 1)
-            for el in elements:
+            for el in _bits(code >> 1, len(self.elements)):
                 found = circle_outline(x, y, r, self._element_outlines[el])
                 if found is None or not found[0] > SLOP:
                     continue

@@ -62,6 +62,7 @@ _ON_CARPET = 1e-6  # m: a released piece this close to its resting height lands 
 _BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all against all
 _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
 SLOP = 1e-6  # m: overlaps up to this (rounding of pieces placed touching) are left alone
+TRAVEL = 0.5  # of the smallest radius: the farthest a piece moves in a step that waited
 FEW_CONTACTS = 24  # robot-piece candidates up to which they are solved in plain floats
 FEW_PAIRS = 32  # piece-piece pairs up to which they are solved in plain floats
 FEW_BOUNDS = 8  # pieces near walls or elements up to which they are solved in plain floats
@@ -252,8 +253,10 @@ class PieceField:
                  positions: Sequence[Sequence[float]] | np.ndarray,
                  field_size: tuple[float, float], obstacles: Sequence[Obstacle] = (),
                  yaw: Sequence[float] | np.ndarray | None = None,
-                 flight: FlightModel | None = None, gravity: float = GRAVITY):
+                 flight: FlightModel | None = None, gravity: float = GRAVITY,
+                 max_lag: float = 0.0):
         self.types = tuple(types)
+        self.max_lag = float(max_lag)
         self.kind = np.array(kind, dtype=np.int64).reshape(-1)
         n = len(self.kind)
         if n and (self.kind.min() < 0 or self.kind.max() >= len(self.types)):
@@ -287,6 +290,7 @@ class PieceField:
         self._restitution_f = self.restitution.tolist()
         self.rest_z = self.height / 2.0
         self._rmax = float(self.radius.max()) if n else 0.0
+        self._travel = TRAVEL * float(self.radius.min()) if n else 0.0
         self._cell = 2.0 * self._rmax + SKIN
         self._occupancy_cell = max(_OCCUPANCY_CELL, 2.0 * self._rmax)
         self._rows = int(np.ceil(self.width / self._cell)) + 4
@@ -342,8 +346,9 @@ class PieceField:
         self.at = np.zeros((n, 3))
         self._touched = np.zeros(n, dtype=bool)
         self._slot = np.zeros(n, dtype=np.int64)  # scratch: compact index of a piece
-        self._any_touched = False
         self._stirred = True  # some piece may be awake (else step skips looking)
+        self._lag = 0.0  # s: how far the loose pieces lag behind the steps taken
+        self._fastest = math.inf  # m/s: the fastest awake piece after the last settle
         self._occupancy: np.ndarray | None = None  # see _occupied
         # The Verlet list: pairs (a, b), the awake pieces it was made for, positions then.
         # The Verlet list: pairs (a, b), their reach, the loose pieces, where they were then.
@@ -373,12 +378,15 @@ class PieceField:
 
     def wake(self, pieces: Sequence[int] | np.ndarray) -> None:
         """Let loose ``pieces`` move again (after their velocity was changed from outside)."""
+        self.sync()
         idx = np.asarray(pieces, dtype=np.int64)
         self.awake[idx] = self.state[idx] == LOOSE
         self._stirred = True
+        self._fastest = math.inf
 
     def take(self, piece: int, holder: int, at: tuple[float, float, float]) -> None:
         """Loose or flying ``piece`` is held by robot ``holder`` at robot-frame ``at`` (m)."""
+        self.sync()
         state = int(self.state[piece])
         if state not in (LOOSE, FLIGHT):
             raise ValueError(f"piece {piece} is {('held', 'gone')[state == GONE]}, "
@@ -407,6 +415,7 @@ class PieceField:
         """Put ``piece`` (not held) at field ``position`` (m) with ``velocity`` (m/s) and
         ``spin`` (rad/s): it lies on the carpet (LOOSE) when its centre is at most at its
         resting height and it does not move up, else it flies. Returns whether it flies."""
+        self.sync()
         was_flying = self.state[piece] == FLIGHT
         self._list = self._occupancy = None
         self.pos[piece] = position
@@ -420,6 +429,7 @@ class PieceField:
             self.state[piece] = LOOSE
             self.awake[piece] = True
             self._stirred = True
+            self._fastest = math.inf
             self._flying -= int(was_flying)
             return False
         self.state[piece] = FLIGHT
@@ -429,6 +439,7 @@ class PieceField:
 
     def remove(self, piece: int) -> None:
         """``piece`` is gone (scored and removed), where it is."""
+        self.sync()
         if self.state[piece] == FLIGHT:
             self._flying -= 1
         self._list = self._occupancy = None
@@ -441,6 +452,7 @@ class PieceField:
         """Ids of loose pieces (and flying ones with their centre below ``height`` m) whose
         footprint overlaps the convex CCW polygon ``zone`` ((k,2), field frame, m), nearest
         the zone's first edge first."""
+        self.sync()
         lo, hi = zone.min(axis=0), zone.max(axis=0)
         x, y, r = self.pos[:, 0], self.pos[:, 1], self.radius
         near = ((x + r > lo[0]) & (x - r < hi[0]) & (y + r > lo[1]) & (y - r < hi[1])
@@ -462,26 +474,59 @@ class PieceField:
         bodies take the impulses). Returns the pieces that entered a goal (still in FLIGHT:
         the caller removes or returns them) and (R,) bool: which robots touched a piece."""
         scored = self._fly(dt) if self._flying else _NONE_SCORED
-        if self._any_touched:
-            self._touched.fill(False)
-            self._any_touched = False
+        if not self._stirred:
+            self._lag = 0.0  # nothing moves: nothing is owed
+        lag = self._lag + dt
+        if self._stirred and lag < self.max_lag - 1e-12:
+            # The carpet may wait: the robots meet the pieces where they are now.
+            touched = self._robots_later(robots, lag)
+            if touched is not None:
+                if self._fastest * (lag + dt) <= self._travel:
+                    self._lag = lag
+                    return scored, touched
+                self._catch_up(lag)
+                return scored, touched
         if self._stirred:
             idx = self.awake.nonzero()[0]
             if len(idx):
-                self._roll(idx, dt)
+                self._roll(idx, lag)
+        self._lag = 0.0
         touched = self._robots(robots)
+        self._settle()
+        return scored, touched
+
+    def sync(self) -> None:
+        """Bring the loose pieces up to now (they may lag up to ``max_lag`` behind
+        :meth:`step`); every method that reads or changes pieces calls it first."""
+        if self._lag > 0.0:
+            self._catch_up(self._lag)
+
+    def _catch_up(self, lag: float) -> None:
+        """The carpet's part of the steps the loose pieces owe: ``lag`` s of rolling, then
+        piece-piece, wall and element contacts."""
+        idx = self.awake.nonzero()[0]
+        if len(idx):
+            self._roll(idx, lag)
+        self._lag = 0.0
+        self._settle()
+
+    def _settle(self) -> None:
+        """Piece-piece, wall and element contacts of the awake pieces; those that neither
+        move nor were touched fall asleep."""
         if self._stirred and np.count_nonzero(self.awake):
             self._pairs()
             idx = self.awake.nonzero()[0]
             self._bounds(idx)
-            moving = (self._v[idx] != 0.0) | self._touched[idx]
+            v = self._v[idx]
+            moving = (v != 0.0) | self._touched[idx]
             self.awake[idx] = moving
             self._stirred = bool(np.count_nonzero(moving))
-            self._any_touched = True
+            self._fastest = float(np.abs(v).max(initial=0.0))
+            self._touched.fill(False)
             self._occupancy = None
         else:
             self._stirred = False
-        return scored, touched
+            self._fastest = 0.0
 
     def _fly(self, dt: float) -> Scored:
         """Pieces in flight; landed ones become loose, those out of the field gone."""
@@ -499,6 +544,9 @@ class PieceField:
             landed, goals, out = events.landed, np.asarray(events.scored), events.out
         self.pos[idx], self.vel[idx], self.spin[idx] = pos, vel, spin
         down = idx[landed & ~out]
+        if len(down):
+            self.sync()
+            self._fastest = math.inf
         self.pos[down, 2] = self.rest_z[down]
         self.vel[down, 2] = 0.0
         self.spin[down] = 0.0
@@ -535,8 +583,10 @@ class PieceField:
         if self._stirred:  # pieces move: every robot against every loose piece
             near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) \
                 < reach[:, None]
-            near &= self.state == LOOSE
             ks, idx = near.nonzero()
+            if len(idx):
+                loose = (self.state[idx] == LOOSE).nonzero()[0]
+                ks, idx = ks[loose], idx[loose]
         else:  # all asleep: the occupancy grid first, a robot away from them costs a few µs
             ks, idx = self._near_robots(poses, reach)
         if not len(ks):
@@ -544,6 +594,27 @@ class PieceField:
         if len(ks) <= FEW_CONTACTS:
             return self._contacts_few(robots, poses, ks, idx)
         return self._contacts(robots, poses, ks, idx)
+
+    def _robots_later(self, robots: Sequence[Robot], lag: float) -> np.ndarray | None:
+        """Contacts of the robots with the loose pieces while those lag ``lag`` s behind: each
+        piece is met where it is now (p + v·lag), and its stored position moved so that the
+        lagging carpet step puts it where the contact sends it. None (nothing done) when more
+        than ``FEW_CONTACTS`` pieces are near a robot."""
+        touched = np.zeros(len(robots), dtype=bool)
+        if not robots or not self.size:
+            return touched
+        poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
+        reach = np.array([robot.reach for robot in robots]) + (self._rmax + self._fastest * lag)
+        near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) < reach[:, None]
+        ks, idx = near.nonzero()
+        if len(idx):
+            loose = (self.state[idx] == LOOSE).nonzero()[0]
+            ks, idx = ks[loose], idx[loose]
+        if not len(ks):
+            return touched
+        if len(ks) > FEW_CONTACTS:
+            return None
+        return self._contacts_few(robots, poses, ks, idx, lag)
 
     def _near_robots(self, poses: np.ndarray, reach: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
@@ -662,19 +733,21 @@ class PieceField:
         self.awake[idx] = True
         self._stirred = True
         self._touched[idx] = True
-        self._any_touched = True
         return touched
 
     def _contacts_few(self, robots: Sequence[Robot], poses: np.ndarray, ks: np.ndarray,
-                      idx: np.ndarray) -> np.ndarray:
-        """:meth:`_contacts` in plain floats, for a few (robot, piece) pairs."""
+                      idx: np.ndarray, lag: float = 0.0) -> np.ndarray:
+        """:meth:`_contacts` in plain floats, for a few (robot, piece) pairs; with the pieces
+        ``lag`` s behind (see :meth:`_robots_later`)."""
         touched = np.zeros(len(robots), dtype=bool)
         pose = poses.tolist()
         frames: dict[int, tuple[float, float, FloatOutline]] = {}
         hits = []
-        at, radius = self._p.item, self._radius_f
+        at, radius, speed = self._p.item, self._radius_f, self._v.item
         for k, i in zip(ks.tolist(), idx.tolist(), strict=True):
             z, r = at(i), radius[i]
+            if lag:
+                z += lag * speed(i)
             px, py = z.real, z.imag
             x, y, heading = pose[k]
             if k not in frames:
@@ -734,8 +807,11 @@ class PieceField:
             spent[k][2] += j * arm
         moved = list(moves)
         for i in moved:
-            self._p[i] += complex(*moves[i])
-            self._v[i] += complex(*gains[i])
+            gain = complex(*gains[i])
+            self._p[i] += complex(*moves[i]) - lag * gain if lag else complex(*moves[i])
+            self._v[i] += gain
+            if lag:
+                self._fastest = max(self._fastest, abs(self._v.item(i)))
         for k, b in bodies.items():
             x, y, vx, vy, omega = state[k]
             b.x, b.y = x, y
@@ -747,7 +823,6 @@ class PieceField:
         self.awake[moved] = True
         self._stirred = True
         self._touched[moved] = True
-        self._any_touched = True
         return touched
 
     def _pairs(self) -> None:
@@ -1056,6 +1131,7 @@ class PieceField:
     def visible(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Loose and flying pieces, as cameras may see them: (ids (n,), field positions of
         their centres (n,3) m, radius (n,) m, height (n,) m, class_id (n,) int)."""
+        self.sync()
         idx = np.flatnonzero((self.state == LOOSE) | (self.state == FLIGHT))
         class_ids = np.array([t.class_id for t in self.types], dtype=np.int64)
         return (idx, self.pos[idx], self.radius[idx], self.height[idx],
@@ -1063,5 +1139,6 @@ class PieceField:
 
     def momentum(self) -> np.ndarray:
         """Total linear momentum of the loose and flying pieces, (3,) kg·m/s."""
+        self.sync()
         moving = (self.state == LOOSE) | (self.state == FLIGHT)
         return (self.mass[moving, None] * self.vel[moving]).sum(axis=0)

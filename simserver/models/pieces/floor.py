@@ -192,7 +192,7 @@ def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray,
 def _bits(mask: int, count: int) -> list[int]:
     """Elements a raster code's mask (bit e: element e; bit 30: every element from the 30th
     on, of ``count``) names, ascending."""
-    out = []
+    out: list[int] = []
     while mask:
         low = mask & -mask
         e = low.bit_length() - 1
@@ -807,9 +807,9 @@ class PieceField:
             spent[k][2] += j * arm
         moved = list(moves)
         for i in moved:
-            gain = complex(*gains[i])
-            self._p[i] += complex(*moves[i]) - lag * gain if lag else complex(*moves[i])
-            self._v[i] += gain
+            dv = complex(*gains[i])
+            self._p[i] += complex(*moves[i]) - lag * dv if lag else complex(*moves[i])
+            self._v[i] += dv
             if lag:
                 self._fastest = max(self._fastest, abs(self._v.item(i)))
         for k, b in bodies.items():

@@ -64,7 +64,7 @@ _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
 SLOP = 1e-6  # m: overlaps up to this (rounding of pieces placed touching) are left alone
 TRAVEL = 0.5  # of the smallest radius: the farthest a piece moves in a step that waited
 FEW_CONTACTS = 24  # robot-piece candidates up to which they are solved in plain floats
-FEW_PAIRS = 32  # piece-piece pairs up to which they are solved in plain floats
+FEW_PAIRS = 64  # piece-piece pairs up to which they are solved in plain floats
 FEW_BOUNDS = 8  # pieces near walls or elements up to which they are solved in plain floats
 
 
@@ -834,8 +834,9 @@ class PieceField:
         act = (awake_a | awake_b).nonzero()[0]
         if not len(act):
             return
-        gap = np.abs(self._p[b[act]] - self._p[a[act]])
-        touching = gap < reach[act] + SLOP
+        pa, pb, reach_act = a[act], b[act], reach[act]
+        gap = np.abs(self._p[pb] - self._p[pa])
+        touching = gap < reach_act + SLOP
         if not np.count_nonzero(touching):
             return
         # Sleeping pieces an awake one touches may be pushed into their own neighbours.
@@ -844,13 +845,14 @@ class PieceField:
             ring = np.zeros(self.size, dtype=bool)
             ring[np.where(awake_a[pressed], b[pressed], a[pressed])] = True
             more = ((ring[a] & ~awake_b) | (ring[b] & ~awake_a)).nonzero()[0]
+            pa, pb = np.concatenate((pa, a[more])), np.concatenate((pb, b[more]))
+            reach_act = np.concatenate((reach_act, reach[more]))
             gap = np.concatenate((gap, np.abs(self._p[b[more]] - self._p[a[more]])))
-            act = np.concatenate((act, more))
-        a, b, reach = a[act], b[act], reach[act]
+        a, b, reach = pa, pb, reach_act
         # The pairs this step acts on: those touching, and those the corrections may push
         # together (a piece moves about as far as the deepest overlap).
-        deepest = max(float((reach - gap).max()), 0.0)
-        near = (gap < reach + SLOP + 2.0 * deepest).nonzero()[0]
+        over = reach - gap
+        near = (over > -(SLOP + 2.0 * max(float(over.max()), 0.0))).nonzero()[0]
         if len(near) <= FEW_PAIRS:
             self._pairs_few(a[near].tolist(), b[near].tolist())
             return

@@ -15,16 +15,30 @@ does, for the pieces that can move:
    the pieces near it. The piece is pushed out (split by inverse mass) and an impulse
    ``j = -(1+e)·u_n / (1/m + 1/M + (r×n)²/J)`` at the contact acts on both, so linear and
    angular momentum are conserved; no friction between bumper and piece.
-4. Piece–piece: circles of the types' radii, found with a uniform grid (sorted cell keys),
-   frictionless impulses with restitution √(e_a·e_b) between masses (momentum conserved),
-   then a few Jacobi passes of positional correction (split by inverse mass) so no two pieces
-   stay interpenetrating.
+4. Piece–piece: circles of the types' radii, from a Verlet list of every pair of loose
+   pieces closer than their radii plus ``SKIN`` (built with a uniform grid, kept until a piece
+   moved ``SKIN``/2); frictionless impulses with restitution √(e_a·e_b) between masses
+   (momentum conserved), then a few Jacobi passes of positional correction (split by inverse
+   mass) so no two pieces stay interpenetrating.
 5. Walls (the field box) and field elements (convex polygons): pushed out, the normal
-   velocity reflected with the piece's restitution.
+   velocity reflected with the piece's restitution; a raster of where a piece can touch one
+   spares the others the test.
 
 Sleeping: a loose piece at rest that nothing touched this step falls asleep and costs nothing
 until a robot or a moving piece touches it. Approach speeds below ``RESTING_SPEED`` do not
 bounce. Pieces in flight do not touch robots.
+
+A lagging carpet (``max_lag`` > 0, :class:`~simserver.world.pieces.FieldPieces` uses the tick):
+steps 2, 4 and 5 may wait up to ``max_lag`` while no awake piece would move more than
+``TRAVEL`` of the smallest radius in the wait; step 3 still runs every step, against each
+piece where it is then (p + v·t), and moves the stored position of a piece it hits by −Δv·t,
+so that the waiting roll starts from the contact. :meth:`PieceField.sync` (called by every
+method that reads or changes pieces) catches up.
+
+Speed: a step's few contacts (robot–piece, piece–piece, walls and elements) are solved in
+plain floats (:mod:`~simserver.models.pieces.few`, same arithmetic), numpy only above
+``FEW_CONTACTS``, ``FEW_PAIRS`` and ``FEW_BOUNDS``; positions and velocities are also seen
+as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``). benchmarks/bench_pieces.py.
 
     field = PieceField([fuel], kind=[0, 0], positions=[(2.0, 4.0), (2.5, 4.0)],
                        field_size=(16.54, 8.07))

@@ -202,8 +202,8 @@ def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray,
     return depth, nx, ny
 
 
-@lru_cache(maxsize=64)
-def _bits(mask: int, count: int) -> list[int]:
+@lru_cache(maxsize=256)
+def _bits(mask: int, count: int) -> tuple[int, ...]:
     """Elements a raster code's mask (bit e: element e; bit 30: every element from the 30th
     on, of ``count``) names, ascending."""
     out: list[int] = []
@@ -215,7 +215,7 @@ def _bits(mask: int, count: int) -> list[int]:
             break
         out.append(e)
         mask ^= low
-    return out
+    return tuple(out)
 
 
 def _wall(p: float, v: float, low: float, high: float, e: float) -> tuple[float, float]:
@@ -364,7 +364,6 @@ class PieceField:
         self._lag = 0.0  # s: how far the loose pieces lag behind the steps taken
         self._fastest = math.inf  # m/s: the fastest awake piece after the last settle
         self._occupancy: np.ndarray | None = None  # see _occupied
-        # The Verlet list: pairs (a, b), the awake pieces it was made for, positions then.
         # The Verlet list: pairs (a, b), their reach, the loose pieces, where they were then.
         self._list: tuple[np.ndarray, ...] | None = None
         self._flying = 0

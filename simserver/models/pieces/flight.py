@@ -280,6 +280,8 @@ class Flight:
         while done < steps:
             px, py, pz = p0
             vx, vy, vz = v0
+            if pz - hh <= (abs(vz) + g * h) * h:
+                break  # about to reach the carpet: the array path finds when
             a1x, a1y, a1z = accel(vx, vy, vz)
             half = 0.5 * h
             v2x, v2y, v2z = vx + half * a1x, vy + half * a1y, vz + half * a1z

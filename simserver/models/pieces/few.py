@@ -77,13 +77,14 @@ def pair_impulses(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
             pairs.append((i, j, dx / dist, dy / dist, 1.0 / (inv_mass[i] + inv_mass[j]),
                           math.sqrt(restitution[i] * restitution[j])))
     hit: set[int] = set()
+    active = pairs
     for n in range(passes):
-        if not pairs:
+        if not active:
             break
         gain_x, gain_y = [0.0] * m, [0.0] * m
         loss_x, loss_y = [0.0] * m, [0.0] * m
         changed: set[int] = set()
-        for i, j, nx, ny, k, elastic in pairs:
+        for i, j, nx, ny, k, elastic in active:
             un = (vel[j][0] - vel[i][0]) * nx + (vel[j][1] - vel[i][1]) * ny
             if un < 0.0:
                 e = elastic if n == 0 and un < -resting_speed else 0.0
@@ -100,7 +101,7 @@ def pair_impulses(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
             vel[q][1] += (gain_y[q] - loss_y[q]) * inv_mass[q]
         hit |= changed
         # Only pairs with a piece whose velocity changed can approach in the next pass.
-        pairs = [pair for pair in pairs if pair[0] in changed or pair[1] in changed]
+        active = [pair for pair in pairs if pair[0] in changed or pair[1] in changed]
     return hit
 
 
@@ -113,13 +114,14 @@ def pair_separate(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
     pairs = [(i, j, r, inv_mass[i] / (inv_mass[i] + inv_mass[j]))
              for i, j, r in zip(a, b, reach, strict=True)]
     moved: set[int] = set()
+    active = pairs
     for _ in range(passes):
-        if not pairs:
+        if not active:
             break
         gain_x, gain_y = [0.0] * m, [0.0] * m
         loss_x, loss_y = [0.0] * m, [0.0] * m
         share = [0] * m
-        for i, j, r, wa in pairs:
+        for i, j, r, wa in active:
             dx, dy = pos[j][0] - pos[i][0], pos[j][1] - pos[i][1]
             dist = math.sqrt(dx * dx + dy * dy)
             over = r - dist
@@ -143,5 +145,5 @@ def pair_separate(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
             pos[q][1] += (gain_y[q] - loss_y[q]) / share[q]
         moved |= changed
         # Only pairs with a piece that moved can overlap in the next pass.
-        pairs = [pair for pair in pairs if pair[0] in changed or pair[1] in changed]
+        active = [pair for pair in pairs if pair[0] in changed or pair[1] in changed]
     return moved

@@ -138,7 +138,9 @@ class FieldPieces:
             flight = flight_model(type_list, self.goals, self.main)
         self.field = PieceField(type_list, kind, pos, self.main.field_size,
                                 self.main.obstacles.obstacles,
-                                yaw=[p.yaw for p in placed], flight=flight)
+                                yaw=[p.yaw for p in placed], flight=flight,
+                                max_lag=self.main.cfg.sim.tick)
+        self._per_tick = max(1, round(self.main.cfg.sim.tick / self.main.substep))
         self._exits = [tuple((exits or {}).get(g.name, ())) for g in self.goals]
         self._kind = self.field.kind.copy()
         self._kind.setflags(write=False)
@@ -164,6 +166,7 @@ class FieldPieces:
         self.picked_up = dict.fromkeys(self.names, 0)
         self.shots = dict.fromkeys(self.names, 0)
         self._next_exit = [0] * len(self.goals)
+        self._substeps = 0
         self._holders: tuple[str, ...] | None = None
 
     def substep(self, h: float) -> None:
@@ -172,6 +175,9 @@ class FieldPieces:
         if self.feeder is not None:
             self.feeder.due(self.main.time)
         scored, _ = self.field.step(h, self.worlds)
+        self._substeps += 1
+        if self._substeps % self._per_tick == 0:
+            self.field.sync()  # the arrays are current after every tick
         if not len(scored.pieces):
             return
         for piece, goal in zip(scored.pieces.tolist(), scored.goals.tolist(), strict=True):
@@ -209,6 +215,7 @@ class FieldPieces:
     def snapshot(self) -> PieceSnapshot:
         """Every piece after the last step, as arrays (copies)."""
         field = self.field
+        field.sync()
         pose = np.zeros((field.size, 6))
         pose[:, :3] = field.pos
         pose[:, 5] = field.yaw

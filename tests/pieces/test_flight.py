@@ -15,6 +15,7 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from simserver.models.obstacles import Obstacle
+from simserver.models.pieces import flight as flight_module
 from simserver.models.pieces.flight import (
     ALLIANCE_WALL_HEIGHT,
     GUARDRAIL_HEIGHT,
@@ -398,3 +399,47 @@ def test_spin_lift_pressing_a_piece_against_a_wall_does_not_stall_it() -> None:
     else:
         pytest.fail("the piece never landed")
     assert pos[0, 0] > 3.5  # it moved on along the rail
+
+
+@pytest.mark.parametrize("dt", [DT, 0.02])
+def test_a_few_pieces_in_plain_floats_fly_as_the_array_path_does(
+        dt: float, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few pieces in the air are stepped in plain floats while nothing is near them: whole
+    flights (free arcs with drag and spin lift, bounces off the carpet, the hub and a
+    guardrail, a goal, leaving the field) match the array path's step by step, to 1e-12."""
+    goal = Goal("hub", "blue", ((4.2, 3.6), (5.0, 3.6), (5.0, 4.4), (4.2, 4.4)), 1.58, 1.83)
+    launches = [((1.5, 4.0, 0.8), (2.45, 0.0, 7.0)), ((8.0, 4.0, 0.5), (3.0, 1.0, 6.0)),
+                ((3.0, 2.0, 0.4), (4.0, 0.3, 2.0)), ((8.0, 1.0, 0.3), (0.0, -6.0, 3.0)),
+                ((8.0, 7.0, 0.3), (0.0, 12.0, 9.0))]
+    n = len(launches)
+
+    def flights(scalar_pieces: int) -> tuple[list[np.ndarray], list[str]]:
+        monkeypatch.setattr(flight_module, "SCALAR_PIECES", scalar_pieces)
+        flight = Flight([ball(), RING], [goal], [HUB], (16.54, 8.07))
+        pos, vel, _ = rows(*launches)
+        spin = np.tile([0.0, -40.0, 5.0], (n, 1))
+        kind = np.array([0, 0, 1, 0, 0])
+        history, ending = [], [""] * n
+        active = np.ones(n, dtype=bool)
+        for _ in range(round(4.0 / dt)):
+            idx = np.flatnonzero(active)
+            p, v, w = pos[idx], vel[idx], spin[idx]
+            events = flight.step(kind[idx], p, v, w, dt)
+            pos[idx], vel[idx], spin[idx] = p, v, w
+            history.append(np.concatenate([pos, vel, spin]))
+            for i, s, landed, out in zip(idx.tolist(), events.scored.tolist(),
+                                         events.landed.tolist(), events.out.tolist(),
+                                         strict=True):
+                ending[i] = "scored" if s >= 0 else "landed" if landed else \
+                    "out" if out else ""
+            active[idx] &= (events.scored < 0) & ~events.landed & ~events.out
+        return history, ending
+
+    assert n <= flight_module.SCALAR_PIECES
+    floats, floats_ending = flights(flight_module.SCALAR_PIECES)
+    arrays, arrays_ending = flights(0)
+    for a, b in zip(floats, arrays, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-12)
+    assert floats_ending == arrays_ending
+    assert arrays_ending[0] == "scored" and "out" in arrays_ending \
+        and arrays_ending.count("landed") >= 2

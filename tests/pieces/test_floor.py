@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -368,3 +369,173 @@ def test_two_robots_squeezing_pieces_conserve_momentum() -> None:
             assert abs(ang - ang_before) < 1e-12
             checked += 1
     assert both >= 3 and checked >= 20
+
+
+# --- a carpet that lags (max_lag): the carpet's part of the step waits while robots meet the
+# pieces every step -------------------------------------------------------------------------
+
+TICK = 2 * H
+
+
+def drive(f: PieceField, rbs: list[RobotBody], steps: int) -> float:
+    """Robots at constant velocity, the field stepped with them; the deepest piece-piece
+    overlap seen at the end of any tick (where a lagging carpet is current), m."""
+    worst = 0.0
+    for i in range(steps):
+        for rb in rbs:
+            b = rb.rigid
+            b.x += b.vx * H
+            b.y += b.vy * H
+            b.heading += b.omega * H
+        f.step(H, rbs)
+        if i % 2 == 1:
+            f.sync()
+            worst = max(worst, overlaps(f))
+    return worst
+
+
+def test_a_lagging_carpet_rolls_to_the_same_closed_form() -> None:
+    """Pieces that meet nothing roll to the same places whether the carpet steps every
+    substep or waits a tick (rolling is integrated exactly over any time)."""
+    pts = [(3.0, 2.0), (3.0, 4.0), (3.0, 6.0)]
+    every, lagging = field_of([BALL, RING], [0, 0, 1], pts), \
+        field_of([BALL, RING], [0, 0, 1], pts, max_lag=TICK)
+    for f in (every, lagging):
+        push(f, 0, 1.0, 0.0)
+        push(f, 1, 2.0, 0.3)
+        push(f, 2, 3.0, 0.0)
+        drive(f, [], 1600)
+        f.sync()
+    np.testing.assert_allclose(lagging.pos, every.pos, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(lagging.vel, every.vel, rtol=0, atol=1e-12)
+    assert not lagging.awake.any()
+
+
+@pytest.mark.parametrize("k", range(6))
+def test_a_lagging_carpet_keeps_robot_contacts_honest(k: int) -> None:
+    """Robots meet the pieces every substep while the carpet lags: a puck (nothing slows it
+    on the carpet) hit by a driving, turning robot (at different moments of a tick) ends
+    every tick where, and as fast as, the carpet stepping every substep puts it, to rounding;
+    the momentum the robot gave is the puck's."""
+    runs = []
+    for max_lag in (0.0, TICK):
+        f = field_of([PUCK], [0, 0], [(4.62 + 0.004 * k, 3.9 + 0.05 * k), (10.0, 6.0)],
+                     max_lag=max_lag)
+        push(f, 1, 0.5, 0.0)  # far away, rolling: the carpet is stirred when the robot hits
+        rb = robot(4.0, 4.0, 0.0, 2.0, 0.3, 0.8)
+        ticks = []
+        for _ in range(60):
+            drive(f, [rb], 2)
+            assert f._lag == 0.0
+            b = rb.rigid
+            ticks.append([*f.pos[0, :2], *f.vel[0, :2], b.x, b.y, b.heading, b.vx, b.vy,
+                          b.omega])
+        runs.append(np.array(ticks))
+        lin, _ = momenta(f, [rb])
+        assert lin == pytest.approx(50.0 * np.array([2.0, 0.3]) + (0.5 * PUCK.mass, 0.0),
+                                    rel=1e-12)
+    assert abs(runs[0][-1, 2]) > 2.0  # the puck was hit
+    np.testing.assert_allclose(runs[1], runs[0], rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("max_lag", [0.0, TICK])
+def test_a_robot_at_5_m_s_through_balls_tunnels_through_nothing(max_lag: float) -> None:
+    """A robot held at 5 m/s (its motors keep it there) ploughing 2 m through a carpet of
+    balls 25 cm apart, the carpet stepping every substep or lagging a tick: at the end of
+    every tick no ball is behind the robot along its path and every ball's centre is out of
+    the bumper (the pile the robot bulldozes presses back into it by up to 5.3 cm either
+    way), no two balls overlap by more than half a radius (2.5 cm either way: none passed
+    through another); the balls hit fly off faster than the robot."""
+    pts = [(4.0 + 0.25 * i, 3.0 + 0.25 * j) for i in range(12) for j in range(9)]
+    f = field_of([BALL], [0] * len(pts), pts, max_lag=max_lag)
+    rb = robot(3.0, 4.0, 0.0, 5.0, 0.0, 0.0)
+    worst = deepest = fastest = 0.0
+    for _ in range(40):
+        for _ in range(2):
+            b = rb.rigid
+            b.vx, b.vy, b.omega = 5.0, 0.0, 0.0
+            b.x += b.vx * H
+            f.step(H, [rb])
+            fastest = max(fastest, float(np.abs(f.vel[:, 0]).max()))
+        f.sync()
+        worst = max(worst, overlaps(f))
+        b = rb.rigid
+        c, s = math.cos(b.heading), math.sin(b.heading)
+        corners = [(b.x + x * c - y * s, b.y + x * s + y * c) for x, y in rb.polygon]
+        depth, _, _ = circle_polygon(f.pos[:, 0], f.pos[:, 1], f.radius, np.array(corners))
+        deepest = max(deepest, float(depth.max()))
+        local = f.pos[:, :2] - (b.x, b.y)
+        assert not ((local[:, 0] < -0.4) & (np.abs(local[:, 1]) < 0.35 - BALL.radius)).any()
+    assert worst < BALL.radius / 2
+    assert deepest < 0.8 * BALL.radius
+    assert fastest > 6.0
+
+
+@pytest.mark.parametrize("max_lag", [0.0, TICK])
+def test_a_fast_ball_does_not_tunnel_through_a_ball_or_a_thin_element(max_lag: float) -> None:
+    """At 8 m/s (what a robot at 5 m/s gives a ball), a ball hits a resting one (which takes
+    it on, not passed through) and bounces off a 4 cm thick element."""
+    plate = Obstacle("plate", ((9.0, 1.0), (9.04, 1.0), (9.04, 7.0), (9.0, 7.0)), 0.5)
+    f = PieceField([BALL], [0, 0, 0], [(3.0, 4.0), (3.6, 4.0), (8.0, 2.0)], FIELD,
+                   obstacles=[plate], max_lag=max_lag)
+    f.step(H)
+    push(f, 0, 8.0, 0.0)
+    push(f, 2, 8.0, 0.0)
+    drive(f, [], 100)
+    f.sync()
+    assert f.pos[1, 0] > f.pos[0, 0] + 2 * BALL.radius - 1e-6  # still ahead of the striker
+    assert f.vel[1, 0] > 4.0
+    assert f.pos[2, 0] < 9.0 - BALL.radius + 1e-9 and f.vel[2, 0] < 0.0  # bounced back
+
+
+def test_a_lagging_carpet_is_deterministic_and_current_when_read() -> None:
+    """Two lagging fields driven alike end with identical arrays; a read (momentum, loose
+    pieces in a zone) brings the carpet up to now first."""
+    def run() -> PieceField:
+        rng = np.random.default_rng(5)
+        pts = [(4.0 + 3.0 * rng.random(), 2.0 + 3.0 * rng.random()) for _ in range(150)]
+        f = PieceField([BALL, RING], [i % 2 for i in range(150)], pts, FIELD, max_lag=TICK)
+        drive(f, [robot(3.0, 3.5, 0.2, 1.8, 0.3, 0.5)], 301)
+        return f
+
+    a, b = run(), run()
+    for name in ("state", "pos", "vel", "awake", "_lag"):
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a._lag > 0.0  # the last step waited
+    before = a.pos.copy()
+    a.momentum()
+    assert a._lag == 0.0 and not np.array_equal(a.pos, before)
+
+
+def test_few_contacts_in_plain_floats_match_the_array_path(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The few contacts of a step are solved in plain floats (models/pieces/few.py): a robot
+    driving and turning through a cluster of balls and rings that hit each other, a wall and
+    an element gives the same arrays, step by step, as the numpy path alone, to 1e-9."""
+    hub = Obstacle("hub", ((6.0, 3.0), (6.6, 3.0), (6.6, 3.6), (6.0, 3.6)), 1.0)
+    pts = [(4.6 + 0.21 * (k % 5), 0.4 + 0.22 * (k // 5)) for k in range(20)]
+
+    def run() -> list[np.ndarray]:
+        f = PieceField([BALL, RING], [k % 4 == 0 for k in range(20)], pts, FIELD,
+                       obstacles=[hub])
+        rb = robot(3.8, 1.0, 0.2, 2.5, 0.4, 0.6)
+        out = []
+        for _ in range(200):
+            b = rb.rigid
+            b.x += b.vx * H
+            b.y += b.vy * H
+            b.heading += b.omega * H
+            f.step(H, [rb])
+            out.append(np.concatenate([f.pos.ravel(), f.vel.ravel(),
+                                       [b.x, b.y, b.heading, b.vx, b.vy, b.omega]]))
+        return out
+
+    floats = run()
+    floor_module = sys.modules[PieceField.__module__]
+    for name in ("FEW_CONTACTS", "FEW_PAIRS", "FEW_BOUNDS"):
+        monkeypatch.setattr(floor_module, name, -1)
+    arrays = run()
+    moved = np.abs(arrays[-1][:60] - arrays[0][:60]).max()
+    assert moved > 0.5
+    for a, b in zip(floats, arrays, strict=True):
+        np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)

@@ -15,16 +15,30 @@ does, for the pieces that can move:
    the pieces near it. The piece is pushed out (split by inverse mass) and an impulse
    ``j = -(1+e)·u_n / (1/m + 1/M + (r×n)²/J)`` at the contact acts on both, so linear and
    angular momentum are conserved; no friction between bumper and piece.
-4. Piece–piece: circles of the types' radii, found with a uniform grid (sorted cell keys),
-   frictionless impulses with restitution √(e_a·e_b) between masses (momentum conserved),
-   then a few Jacobi passes of positional correction (split by inverse mass) so no two pieces
-   stay interpenetrating.
+4. Piece–piece: circles of the types' radii, from a Verlet list of every pair of loose
+   pieces closer than their radii plus ``SKIN`` (built with a uniform grid, kept until a piece
+   moved ``SKIN``/2); frictionless impulses with restitution √(e_a·e_b) between masses
+   (momentum conserved), then a few Jacobi passes of positional correction (split by inverse
+   mass) so no two pieces stay interpenetrating.
 5. Walls (the field box) and field elements (convex polygons): pushed out, the normal
-   velocity reflected with the piece's restitution.
+   velocity reflected with the piece's restitution; a raster of where a piece can touch one
+   spares the others the test.
 
 Sleeping: a loose piece at rest that nothing touched this step falls asleep and costs nothing
 until a robot or a moving piece touches it. Approach speeds below ``RESTING_SPEED`` do not
 bounce. Pieces in flight do not touch robots.
+
+A lagging carpet (``max_lag`` > 0, :class:`~simserver.world.pieces.FieldPieces` uses the tick):
+steps 2, 4 and 5 may wait up to ``max_lag`` while no awake piece would move more than
+``TRAVEL`` of the smallest radius in the wait; step 3 still runs every step, against each
+piece where it is then (p + v·t), and moves the stored position of a piece it hits by −Δv·t,
+so that the waiting roll starts from the contact. :meth:`PieceField.sync` (called by every
+method that reads or changes pieces) catches up.
+
+Speed: a step's few contacts (robot–piece, piece–piece, walls and elements) are solved in
+plain floats (:mod:`~simserver.models.pieces.few`, same arithmetic), numpy only above
+``FEW_CONTACTS``, ``FEW_PAIRS`` and ``FEW_BOUNDS``; positions and velocities are also seen
+as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``). benchmarks/bench_pieces.py.
 
     field = PieceField([fuel], kind=[0, 0], positions=[(2.0, 4.0), (2.5, 4.0)],
                        field_size=(16.54, 8.07))
@@ -34,6 +48,7 @@ bounce. Pieces in flight do not touch robots.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -43,17 +58,28 @@ import numpy as np
 
 from simserver.models.collision import Body, Polygon
 from simserver.models.obstacles import Obstacle
+from simserver.models.pieces.few import (
+    FloatOutline,
+    circle_outline,
+    float_outline,
+    pair_impulses,
+    pair_separate,
+)
 from simserver.models.pieces.types import FLIGHT, GONE, HELD, LOOSE, PieceType
 
 GRAVITY = 9.80665  # m/s²
 RESTING_SPEED = 0.05  # m/s: slower approaches (piece-piece, robot, wall) do not bounce
 CORRECTION_PASSES = 4  # Jacobi passes of piece-piece positional correction per step
 IMPULSE_PASSES = 4  # Jacobi passes of piece-piece impulses per step
-SKIN = 0.1  # m: pairs this much farther apart than touching are watched together
+SKIN = 0.2  # m: pairs this much farther apart than touching are watched together
 _ON_CARPET = 1e-6  # m: a released piece this close to its resting height lands at once
 _BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all against all
 _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
 SLOP = 1e-6  # m: overlaps up to this (rounding of pieces placed touching) are left alone
+TRAVEL = 0.5  # of the smallest radius: the farthest a piece moves in a step that waited
+FEW_CONTACTS = 24  # robot-piece candidates up to which they are solved in plain floats
+FEW_PAIRS = 64  # piece-piece pairs up to which they are solved in plain floats
+FEW_BOUNDS = 8  # pieces near walls or elements up to which they are solved in plain floats
 
 
 class FlightModel(Protocol):
@@ -176,6 +202,30 @@ def circle_polygon(px: np.ndarray, py: np.ndarray, radius: np.ndarray,
     return depth, nx, ny
 
 
+@lru_cache(maxsize=256)
+def _bits(mask: int, count: int) -> tuple[int, ...]:
+    """Elements a raster code's mask (bit e: element e; bit 30: every element from the 30th
+    on, of ``count``) names, ascending."""
+    out: list[int] = []
+    while mask:
+        low = mask & -mask
+        e = low.bit_length() - 1
+        if e >= 30:
+            out.extend(range(30, count))
+            break
+        out.append(e)
+        mask ^= low
+    return tuple(out)
+
+
+def _wall(p: float, v: float, low: float, high: float, e: float) -> tuple[float, float]:
+    """One coordinate p (m) and velocity v (m/s) of a piece kept within [low, high], bounced
+    with restitution e as in ``PieceField._walls``."""
+    back = (p < low and v < 0.0) or (p > high and v > 0.0)
+    p = min(max(p, low), high)
+    return p, -(e if abs(v) > RESTING_SPEED else 0.0) * v if back else v
+
+
 @lru_cache(maxsize=64)
 def _robot_edges(polygons: tuple[Polygon, ...]) -> Edges | None:
     """The edges of robots' outlines (body frame) stacked, arrays (R,k); None when their
@@ -186,9 +236,16 @@ def _robot_edges(polygons: tuple[Polygon, ...]) -> Edges | None:
     return Edges(*(np.stack(arrays) for arrays in zip(*shapes, strict=True)))
 
 
+@lru_cache(maxsize=64)
+def _float_outline(polygon: Polygon) -> FloatOutline:
+    """A robot's outline (body frame) for :func:`~.few.circle_outline`."""
+    return float_outline(*(a.tolist() for a in edges(polygon)))
+
+
 _NO_PIECES = np.zeros(0, np.int64)
 _NONE_SCORED = Scored(_NO_PIECES, _NO_PIECES)
 _OCCUPANCY_CELL = 0.5  # m: least cell of the occupancy grid robots look pieces up in
+_EDGE_CELL = 0.02  # m: cell of the raster of where pieces may touch walls and elements
 
 
 class PieceField:
@@ -210,8 +267,10 @@ class PieceField:
                  positions: Sequence[Sequence[float]] | np.ndarray,
                  field_size: tuple[float, float], obstacles: Sequence[Obstacle] = (),
                  yaw: Sequence[float] | np.ndarray | None = None,
-                 flight: FlightModel | None = None, gravity: float = GRAVITY):
+                 flight: FlightModel | None = None, gravity: float = GRAVITY,
+                 max_lag: float = 0.0):
         self.types = tuple(types)
+        self.max_lag = float(max_lag)
         self.kind = np.array(kind, dtype=np.int64).reshape(-1)
         n = len(self.kind)
         if n and (self.kind.min() < 0 or self.kind.max() >= len(self.types)):
@@ -221,6 +280,8 @@ class PieceField:
         self.gravity = gravity
         self.flight = flight
         self.elements = [edges(o.points) for o in obstacles]
+        self._element_outlines = [float_outline(*(a.tolist() for a in el))
+                                  for el in self.elements]
         boxes = np.array([[min(p[0] for p in o.points), min(p[1] for p in o.points),
                            max(p[0] for p in o.points), max(p[1] for p in o.points)]
                           for o in obstacles]).reshape(-1, 4)
@@ -237,11 +298,17 @@ class PieceField:
         self.restitution = per_piece([p.restitution for p in t])
         self.decel = per_piece([(p.rolling if p.rolls else p.friction) * gravity for p in t])
         self.rolls = per_piece([float(p.rolls) for p in t]) > 0.5
+        self._half_inv_decel = 0.5 / np.maximum(self.decel, 1e-300)
+        # The same per piece as Python floats, for the plain-float paths.
+        self._inv_mass_f, self._radius_f = self.inv_mass.tolist(), self.radius.tolist()
+        self._restitution_f = self.restitution.tolist()
         self.rest_z = self.height / 2.0
         self._rmax = float(self.radius.max()) if n else 0.0
+        self._travel = TRAVEL * float(self.radius.min()) if n else 0.0
         self._cell = 2.0 * self._rmax + SKIN
         self._occupancy_cell = max(_OCCUPANCY_CELL, 2.0 * self._rmax)
         self._rows = int(np.ceil(self.width / self._cell)) + 4
+        self._edge_cells = self._raster_of_edges(boxes)
         start = np.zeros((n, 3))
         given = np.asarray(positions, dtype=float).reshape(n, -1)
         start[:, :given.shape[1]] = given[:, :3]
@@ -250,10 +317,29 @@ class PieceField:
         self._start = start
         self._start_yaw = np.zeros(n) if yaw is None else np.array(yaw, dtype=float)
         self._start_awake: np.ndarray | None = None
+        self._everyone = np.ones(n, dtype=bool)
         self.reset()
         self._start_awake = self._overlapping()
         self.awake[:] = self._start_awake
         self._stirred = bool(self._start_awake.any())
+
+    def _raster_of_edges(self, boxes: np.ndarray) -> np.ndarray:
+        """(cols, rows) int: cells of ``_EDGE_CELL`` m where a piece may touch a wall (bit 0)
+        or field element e (bit e + 1; bit 31 for all from the 31st on), from the elements'
+        bounding ``boxes`` (E,4): x, y lower, x, y upper, m. Pieces in cells of 0 skip those
+        tests."""
+        cell = _EDGE_CELL
+        cols, rows = int(self.length / cell) + 1, int(self.width / cell) + 1
+        grow = self._rmax + 1e-6
+        x0 = np.arange(cols)[:, None] * cell - grow  # every cell grown by the largest radius
+        y0 = np.arange(rows)[None, :] * cell - grow
+        x1, y1 = x0 + cell + 2.0 * grow, y0 + cell + 2.0 * grow
+        codes = ((x0 < 0.0) | (x1 > self.length) | (y0 < 0.0) | (y1 > self.width)) \
+            .astype(np.int64)
+        for e, (lx, ly, hx, hy) in enumerate(boxes.tolist()):
+            near = (x1 >= lx) & (x0 <= hx) & (y1 >= ly) & (y0 <= hy)
+            codes |= near.astype(np.int64) << min(e + 1, 31)
+        return codes
 
     def reset(self) -> None:
         """Every piece loose at its start, at rest; asleep but those placed overlapping another
@@ -262,6 +348,10 @@ class PieceField:
         self.state = np.full(n, LOOSE, dtype=np.int8)
         self.pos = self._start.copy()
         self.vel = np.zeros((n, 3))
+        # x + iy of every piece's position and velocity: views of pos and vel (one complex
+        # array op does the work of two on columns, and 1-D indexing costs a tenth of 2-D).
+        self._p = self.pos[:, :2].view(np.complex128)[:, 0]
+        self._v = self.vel[:, :2].view(np.complex128)[:, 0]
         self.spin = np.zeros((n, 3))
         self.yaw = self._start_yaw.copy()
         self.awake = np.ones(n, dtype=bool) if self._start_awake is None \
@@ -270,11 +360,12 @@ class PieceField:
         self.at = np.zeros((n, 3))
         self._touched = np.zeros(n, dtype=bool)
         self._slot = np.zeros(n, dtype=np.int64)  # scratch: compact index of a piece
-        self._any_touched = False
         self._stirred = True  # some piece may be awake (else step skips looking)
+        self._lag = 0.0  # s: how far the loose pieces lag behind the steps taken
+        self._fastest = math.inf  # m/s: the fastest awake piece after the last settle
         self._occupancy: np.ndarray | None = None  # see _occupied
-        # The Verlet list: pairs (a, b), the awake pieces it was made for, positions then.
-        self._list: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # The Verlet list: pairs (a, b), their reach, the loose pieces, where they were then.
+        self._list: tuple[np.ndarray, ...] | None = None
         self._flying = 0
 
     def _overlapping(self) -> np.ndarray:
@@ -300,12 +391,15 @@ class PieceField:
 
     def wake(self, pieces: Sequence[int] | np.ndarray) -> None:
         """Let loose ``pieces`` move again (after their velocity was changed from outside)."""
+        self.sync()
         idx = np.asarray(pieces, dtype=np.int64)
         self.awake[idx] = self.state[idx] == LOOSE
         self._stirred = True
+        self._fastest = math.inf
 
     def take(self, piece: int, holder: int, at: tuple[float, float, float]) -> None:
         """Loose or flying ``piece`` is held by robot ``holder`` at robot-frame ``at`` (m)."""
+        self.sync()
         state = int(self.state[piece])
         if state not in (LOOSE, FLIGHT):
             raise ValueError(f"piece {piece} is {('held', 'gone')[state == GONE]}, "
@@ -334,6 +428,7 @@ class PieceField:
         """Put ``piece`` (not held) at field ``position`` (m) with ``velocity`` (m/s) and
         ``spin`` (rad/s): it lies on the carpet (LOOSE) when its centre is at most at its
         resting height and it does not move up, else it flies. Returns whether it flies."""
+        self.sync()
         was_flying = self.state[piece] == FLIGHT
         self._list = self._occupancy = None
         self.pos[piece] = position
@@ -347,6 +442,7 @@ class PieceField:
             self.state[piece] = LOOSE
             self.awake[piece] = True
             self._stirred = True
+            self._fastest = math.inf
             self._flying -= int(was_flying)
             return False
         self.state[piece] = FLIGHT
@@ -356,6 +452,7 @@ class PieceField:
 
     def remove(self, piece: int) -> None:
         """``piece`` is gone (scored and removed), where it is."""
+        self.sync()
         if self.state[piece] == FLIGHT:
             self._flying -= 1
         self._list = self._occupancy = None
@@ -368,6 +465,7 @@ class PieceField:
         """Ids of loose pieces (and flying ones with their centre below ``height`` m) whose
         footprint overlaps the convex CCW polygon ``zone`` ((k,2), field frame, m), nearest
         the zone's first edge first."""
+        self.sync()
         lo, hi = zone.min(axis=0), zone.max(axis=0)
         x, y, r = self.pos[:, 0], self.pos[:, 1], self.radius
         near = ((x + r > lo[0]) & (x - r < hi[0]) & (y + r > lo[1]) & (y - r < hi[1])
@@ -389,27 +487,59 @@ class PieceField:
         bodies take the impulses). Returns the pieces that entered a goal (still in FLIGHT:
         the caller removes or returns them) and (R,) bool: which robots touched a piece."""
         scored = self._fly(dt) if self._flying else _NONE_SCORED
-        if self._any_touched:
-            self._touched[:] = False
-            self._any_touched = False
+        if not self._stirred:
+            self._lag = 0.0  # nothing moves: nothing is owed
+        lag = self._lag + dt
+        if self._stirred and lag < self.max_lag - 1e-12:
+            # The carpet may wait: the robots meet the pieces where they are now.
+            touched = self._robots_later(robots, lag)
+            if touched is not None:
+                if self._fastest * (lag + dt) <= self._travel:
+                    self._lag = lag
+                    return scored, touched
+                self._catch_up(lag)
+                return scored, touched
         if self._stirred:
-            idx = np.flatnonzero(self.awake)
+            idx = self.awake.nonzero()[0]
             if len(idx):
-                self._roll(idx, dt)
+                self._roll(idx, lag)
+        self._lag = 0.0
         touched = self._robots(robots)
-        idx = np.flatnonzero(self.awake) if self._stirred else _NO_PIECES
+        self._settle()
+        return scored, touched
+
+    def sync(self) -> None:
+        """Bring the loose pieces up to now (they may lag up to ``max_lag`` behind
+        :meth:`step`); every method that reads or changes pieces calls it first."""
+        if self._lag > 0.0:
+            self._catch_up(self._lag)
+
+    def _catch_up(self, lag: float) -> None:
+        """The carpet's part of the steps the loose pieces owe: ``lag`` s of rolling, then
+        piece-piece, wall and element contacts."""
+        idx = self.awake.nonzero()[0]
         if len(idx):
-            self._pairs(idx)
-            idx = np.flatnonzero(self.awake)
+            self._roll(idx, lag)
+        self._lag = 0.0
+        self._settle()
+
+    def _settle(self) -> None:
+        """Piece-piece, wall and element contacts of the awake pieces; those that neither
+        move nor were touched fall asleep."""
+        if self._stirred and np.count_nonzero(self.awake):
+            self._pairs()
+            idx = self.awake.nonzero()[0]
             self._bounds(idx)
-            moving = (self.vel[idx, 0] != 0.0) | (self.vel[idx, 1] != 0.0) | self._touched[idx]
+            v = self._v[idx]
+            moving = (v != 0.0) | self._touched[idx]
             self.awake[idx] = moving
-            self._stirred = bool(moving.any())
-            self._any_touched = True
+            self._stirred = bool(np.count_nonzero(moving))
+            self._fastest = float(np.abs(v).max(initial=0.0))
+            self._touched.fill(False)
             self._occupancy = None
         else:
             self._stirred = False
-        return scored, touched
+            self._fastest = 0.0
 
     def _fly(self, dt: float) -> Scored:
         """Pieces in flight; landed ones become loose, those out of the field gone."""
@@ -427,6 +557,9 @@ class PieceField:
             landed, goals, out = events.landed, np.asarray(events.scored), events.out
         self.pos[idx], self.vel[idx], self.spin[idx] = pos, vel, spin
         down = idx[landed & ~out]
+        if len(down):
+            self.sync()
+            self._fastest = math.inf
         self.pos[down, 2] = self.rest_z[down]
         self.vel[down, 2] = 0.0
         self.spin[down] = 0.0
@@ -434,6 +567,8 @@ class PieceField:
         self.awake[down] = True
         self._stirred = True
         self._occupancy = None
+        if len(down):
+            self._list = None
         for piece in idx[out]:
             self.remove(int(piece))
         self._flying -= len(down)
@@ -442,16 +577,15 @@ class PieceField:
 
     def _roll(self, idx: np.ndarray, dt: float) -> None:
         """Loose pieces ``idx`` decelerate on the carpet, exactly over ``dt`` (never reverse)."""
-        v = self.vel[idx, :2]
-        speed = np.sqrt(v[:, 0] * v[:, 0] + v[:, 1] * v[:, 1])
-        a = self.decel[idx]
-        after = np.maximum(speed - a * dt, 0.0)
+        v = self._v[idx]
+        speed = np.abs(v)
+        after = np.maximum(speed - self.decel[idx] * dt, 0.0)
         # Travel: the trapezoid, or v²/2a when the piece stops within the step.
         dist = np.where(after > 0.0, 0.5 * (speed + after) * dt,
-                        speed * speed / (2.0 * np.maximum(a, 1e-300)))
+                        speed * speed * self._half_inv_decel[idx])
         inv = 1.0 / np.where(speed > 0.0, speed, 1.0)
-        self.pos[idx, :2] += v * (dist * inv)[:, None]
-        self.vel[idx, :2] = v * (after * inv)[:, None]
+        self._p[idx] += v * (dist * inv)
+        self._v[idx] = v * (after * inv)
 
     def _robots(self, robots: Sequence[Robot]) -> np.ndarray:
         """Contacts of each robot's outline with the loose pieces near it."""
@@ -460,16 +594,40 @@ class PieceField:
         poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
         reach = np.array([robot.reach for robot in robots]) + self._rmax
         if self._stirred:  # pieces move: every robot against every loose piece
-            dx = self.pos[:, 0] - poses[:, 0, None]
-            dy = self.pos[:, 1] - poses[:, 1, None]
-            near = dx * dx + dy * dy < (reach * reach)[:, None]
-            near &= self.state == LOOSE
-            ks, idx = np.nonzero(near)
+            near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) \
+                < reach[:, None]
+            ks, idx = near.nonzero()
+            if len(idx):
+                loose = (self.state[idx] == LOOSE).nonzero()[0]
+                ks, idx = ks[loose], idx[loose]
         else:  # all asleep: the occupancy grid first, a robot away from them costs a few µs
             ks, idx = self._near_robots(poses, reach)
         if not len(ks):
             return np.zeros(len(robots), dtype=bool)
+        if len(ks) <= FEW_CONTACTS:
+            return self._contacts_few(robots, poses, ks, idx)
         return self._contacts(robots, poses, ks, idx)
+
+    def _robots_later(self, robots: Sequence[Robot], lag: float) -> np.ndarray | None:
+        """Contacts of the robots with the loose pieces while those lag ``lag`` s behind: each
+        piece is met where it is now (p + v·lag), and its stored position moved so that the
+        lagging carpet step puts it where the contact sends it. None (nothing done) when more
+        than ``FEW_CONTACTS`` pieces are near a robot."""
+        touched = np.zeros(len(robots), dtype=bool)
+        if not robots or not self.size:
+            return touched
+        poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
+        reach = np.array([robot.reach for robot in robots]) + (self._rmax + self._fastest * lag)
+        near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) < reach[:, None]
+        ks, idx = near.nonzero()
+        if len(idx):
+            loose = (self.state[idx] == LOOSE).nonzero()[0]
+            ks, idx = ks[loose], idx[loose]
+        if not len(ks):
+            return touched
+        if len(ks) > FEW_CONTACTS:
+            return None
+        return self._contacts_few(robots, poses, ks, idx, lag)
 
     def _near_robots(self, poses: np.ndarray, reach: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
@@ -588,32 +746,129 @@ class PieceField:
         self.awake[idx] = True
         self._stirred = True
         self._touched[idx] = True
-        self._any_touched = True
         return touched
 
-    def _pairs(self, active: np.ndarray) -> None:
-        """Piece-piece contacts of the awake pieces ``active`` with every loose piece, and of
-        the sleeping pieces they touch with theirs (a push passes through two layers).
+    def _contacts_few(self, robots: Sequence[Robot], poses: np.ndarray, ks: np.ndarray,
+                      idx: np.ndarray, lag: float = 0.0) -> np.ndarray:
+        """:meth:`_contacts` in plain floats, for a few (robot, piece) pairs; with the pieces
+        ``lag`` s behind (see :meth:`_robots_later`)."""
+        touched = np.zeros(len(robots), dtype=bool)
+        pose = poses.tolist()
+        frames: dict[int, tuple[float, float, FloatOutline]] = {}
+        hits = []
+        at, radius, speed = self._p.item, self._radius_f, self._v.item
+        for k, i in zip(ks.tolist(), idx.tolist(), strict=True):
+            z, r = at(i), radius[i]
+            if lag:
+                z += lag * speed(i)
+            px, py = z.real, z.imag
+            x, y, heading = pose[k]
+            if k not in frames:
+                frames[k] = (math.cos(heading), math.sin(heading),
+                             _float_outline(robots[k].polygon))
+            c, s, outline = frames[k]
+            dx, dy = px - x, py - y
+            found = circle_outline(dx * c + dy * s, dy * c - dx * s, r, outline)
+            if found is not None and found[0] > SLOP:
+                depth, lx, ly = found
+                hits.append((k, i, depth, lx * c - ly * s, lx * s + ly * c, dx, dy, r))
+        if not hits:
+            return touched
+        used = sorted({hit[0] for hit in hits})
+        bodies = {k: robots[k].body() for k in used}
+        state = {k: [b.x, b.y, b.vx, b.vy, b.omega] for k, b in bodies.items()}
+        inv_big = {k: 1.0 / robots[k].mass for k in used}
+        inv_j = {k: 1.0 / robots[k].inertia for k in used}
+        ids = [hit[1] for hit in hits]
+        inv_mass = [self._inv_mass_f[i] for i in ids]
+        restitution = [self._restitution_f[i] for i in ids]
+        vel = [(z.real, z.imag) for z in map(self._v.item, ids)]
+        # Push apart first, so that the impulses act where the bodies end the step.
+        back = {k: [0.0, 0.0] for k in used}
+        pushes = []
+        for (k, _, depth, nx, ny, _, _, _), inv_m in zip(hits, inv_mass, strict=True):
+            share = inv_m / (inv_m + inv_big[k])
+            push_x, push_y = depth * share * nx, depth * share * ny
+            back[k][0] += depth * nx - push_x
+            back[k][1] += depth * ny - push_y
+            pushes.append((push_x, push_y))
+        for k in used:
+            state[k][0] -= back[k][0]
+            state[k][1] -= back[k][1]
+        moves: dict[int, list[float]] = {}
+        gains: dict[int, list[float]] = {}
+        spent = {k: [0.0, 0.0, 0.0] for k in used}  # the robots' jx, jy, j·arm
+        for (k, i, _, nx, ny, dx, dy, r), (push_x, push_y), inv_m, e_piece, (vx, vy) in zip(
+                hits, pushes, inv_mass, restitution, vel, strict=True):
+            move = moves.setdefault(i, [0.0, 0.0])
+            move[0] += push_x
+            move[1] += push_y
+            ax = dx + push_x + back[k][0] - r * nx
+            ay = dy + push_y + back[k][1] - r * ny
+            arm = ax * ny - ay * nx
+            _, _, rvx, rvy, omega = state[k]
+            un = (vx - (rvx - omega * ay)) * nx + (vy - (rvy + omega * ax)) * ny
+            e = e_piece if un < -RESTING_SPEED else 0.0
+            j = -(1.0 + e) * un / (inv_m + inv_big[k] + arm * arm * inv_j[k]) \
+                if un < 0.0 else 0.0
+            jx, jy = j * nx, j * ny
+            gain = gains.setdefault(i, [0.0, 0.0])
+            gain[0] += jx * inv_m
+            gain[1] += jy * inv_m
+            spent[k][0] += jx
+            spent[k][1] += jy
+            spent[k][2] += j * arm
+        moved = list(moves)
+        for i in moved:
+            dv = complex(*gains[i])
+            self._p[i] += complex(*moves[i]) - lag * dv if lag else complex(*moves[i])
+            self._v[i] += dv
+            if lag:
+                self._fastest = max(self._fastest, abs(self._v.item(i)))
+        for k, b in bodies.items():
+            x, y, vx, vy, omega = state[k]
+            b.x, b.y = x, y
+            b.vx = vx - spent[k][0] * inv_big[k]
+            b.vy = vy - spent[k][1] * inv_big[k]
+            b.omega = omega - spent[k][2] * inv_j[k]
+            robots[k].set_body(b)
+            touched[k] = True
+        self.awake[moved] = True
+        self._stirred = True
+        self._touched[moved] = True
+        return touched
 
-        The pairs closer than their radii plus ``SKIN`` are kept (a Verlet list) until an
-        awake piece has moved ``SKIN``/2 since, or a piece outside them woke up."""
-        a, b = self._candidates(active)
-        if not len(a):
+    def _pairs(self) -> None:
+        """Piece-piece contacts of the awake pieces with every loose piece, and of the
+        sleeping pieces they touch with theirs (a push passes through two layers)."""
+        a, b, reach = self._candidates()
+        awake = self.awake
+        awake_a, awake_b = awake[a], awake[b]
+        act = (awake_a | awake_b).nonzero()[0]
+        if not len(act):
             return
-        gap = np.hypot(self.pos[b, 0] - self.pos[a, 0], self.pos[b, 1] - self.pos[a, 1])
-        touching = gap < self.radius[a] + self.radius[b] + SLOP
-        if not touching.any():
+        pa, pb, reach_act = a[act], b[act], reach[act]
+        gap = np.abs(self._p[pb] - self._p[pa])
+        touching = gap < reach_act + SLOP
+        if not np.count_nonzero(touching):
             return
         # Sleeping pieces an awake one touches may be pushed into their own neighbours.
-        pressed = touching & ~self.awake[b]
-        if pressed.any():
-            ring = np.unique(b[pressed])
-            ringed = np.zeros(self.size, dtype=bool)
-            ringed[ring] = True
-            loose = np.flatnonzero(self.state == LOOSE)
-            grid = None if len(ring) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
-            a2, b2 = self._near(ring, loose, grid, ringed, skip=self.awake)
-            a, b = np.concatenate((a, a2)), np.concatenate((b, b2))
+        pressed = act[touching & (awake_a[act] != awake_b[act])]
+        if len(pressed):
+            ring = np.zeros(self.size, dtype=bool)
+            ring[np.where(awake_a[pressed], b[pressed], a[pressed])] = True
+            more = ((ring[a] & ~awake_b) | (ring[b] & ~awake_a)).nonzero()[0]
+            pa, pb = np.concatenate((pa, a[more])), np.concatenate((pb, b[more]))
+            reach_act = np.concatenate((reach_act, reach[more]))
+            gap = np.concatenate((gap, np.abs(self._p[b[more]] - self._p[a[more]])))
+        a, b, reach = pa, pb, reach_act
+        # The pairs this step acts on: those touching, and those the corrections may push
+        # together (a piece moves about as far as the deepest overlap).
+        over = reach - gap
+        near = (over > -(SLOP + 2.0 * max(float(over.max()), 0.0))).nonzero()[0]
+        if len(near) <= FEW_PAIRS:
+            self._pairs_few(a[near].tolist(), b[near].tolist())
+            return
         # Solve on compact copies of the pieces involved.
         involved = np.zeros(self.size, dtype=bool)
         involved[a] = True
@@ -633,28 +888,75 @@ class PieceField:
         self.awake[moved] = True
         self._touched[moved] = True
 
-    def _candidates(self, active: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """The Verlet list of pairs for the awake pieces ``active``, rebuilt when stale."""
+    def _pairs_few(self, a: list[int], b: list[int]) -> None:
+        """Piece-piece pairs (a, b) solved as in :meth:`_pairs`, in plain floats."""
+        ids = sorted({*a, *b})
+        slot = {piece: i for i, piece in enumerate(ids)}
+        ia, ib = [slot[p] for p in a], [slot[p] for p in b]
+        pos = [[z.real, z.imag] for z in map(self._p.item, ids)]
+        vel = [[z.real, z.imag] for z in map(self._v.item, ids)]
+        inv_mass = [self._inv_mass_f[i] for i in ids]
+        restitution = [self._restitution_f[i] for i in ids]
+        radius = [self._radius_f[i] for i in ids]
+        reach = [radius[i] + radius[j] for i, j in zip(ia, ib, strict=True)]
+        hit = pair_impulses(ia, ib, reach, pos, vel, inv_mass, restitution, IMPULSE_PASSES,
+                            SLOP, RESTING_SPEED)
+        hit |= pair_separate(ia, ib, reach, pos, inv_mass, CORRECTION_PASSES, SLOP)
+        moved = []
+        for i in sorted(hit):
+            piece = ids[i]
+            self._p[piece] = complex(*pos[i])
+            self._v[piece] = complex(*vel[i])
+            moved.append(piece)
+        self.awake[moved] = True
+        self._touched[moved] = True
+
+    def _candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Pairs (a, b) of loose pieces closer than their radii plus ``SKIN`` and their
+        radii's sum (m), kept (a Verlet list) until a loose piece has moved ``SKIN``/2 since,
+        or pieces came or left the carpet."""
         built = self._list
         if built is not None:
-            a, b, members, at = built
-            if not (self.awake & ~members).any():
-                d = self.pos[active, :2] - at[active]
-                if float((d * d).sum(axis=1).max()) * 4.0 < SKIN * SKIN:
-                    return a, b
-        loose = np.flatnonzero(self.state == LOOSE)
-        grid = None if len(active) * len(loose) <= _BRUTE_FORCE else self._grid(loose)
-        a, b = self._near(active, loose, grid, self.awake)
-        self._list = (a, b, self.awake.copy(), self.pos[:, :2].copy())
-        return a, b
+            a, b, reach, members, at = built
+            if float(np.abs(self._p[members] - at).max(initial=0.0)) * 2.0 < SKIN:
+                return a, b, reach
+        loose = (self.state == LOOSE).nonzero()[0]
+        a, b = self._all_pairs(loose)
+        reach = self.radius[a] + self.radius[b]
+        self._list = (a, b, reach, loose, self._p[loose])
+        return a, b, reach
+
+    def _cells(self, pieces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Column and row of ``pieces`` in the grid of cells ``_cell`` m wide (offset by 2)."""
+        z = self._p[pieces] * (1.0 / self._cell)
+        return np.floor(z.real).astype(np.int64) + 2, np.floor(z.imag).astype(np.int64) + 2
 
     def _grid(self, loose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The uniform grid of the loose pieces: sorted cell keys and their pieces."""
-        cell, rows = self._cell, self._rows
-        keys = ((self.pos[loose, 0] // cell).astype(np.int64) + 2) * rows + \
-            (self.pos[loose, 1] // cell).astype(np.int64) + 2
+        ix, iy = self._cells(loose)
+        keys = ix * self._rows + iy
         order = np.argsort(keys, kind="stable")
         return keys[order], loose[order]
+
+    def _all_pairs(self, loose: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Every pair (a, b) of the ``loose`` pieces closer than their radii plus ``SKIN``,
+        once. From the grid, each piece against the later ones of its own cell and of the
+        next cell up (y), and the three cells of the next column (x): half the stencil."""
+        if len(loose) ** 2 <= _BRUTE_FORCE:
+            return self._near(loose, loose, None, self._everyone)
+        skeys, members = self._grid(loose)
+        rows = self._rows
+        starts = np.concatenate((np.arange(1, len(skeys) + 1),
+                                 np.searchsorted(skeys, skeys + (rows - 1), side="left")))
+        stops = np.concatenate((np.searchsorted(skeys, skeys + 1, side="right"),
+                                np.searchsorted(skeys, skeys + (rows + 1), side="right")))
+        counts = stops - starts
+        ends = np.cumsum(counts)
+        b = members[np.repeat(starts - (ends - counts), counts) + np.arange(int(ends[-1]))]
+        a = np.repeat(np.concatenate((members, members)), counts)
+        close = (np.abs(self._p[b] - self._p[a])
+                 < self.radius[a] + self.radius[b] + SKIN).nonzero()[0]
+        return a[close], b[close]
 
     def _near(self, active: np.ndarray, loose: np.ndarray,
               grid: tuple[np.ndarray, np.ndarray] | None, mask: np.ndarray,
@@ -667,10 +969,8 @@ class PieceField:
             b = np.tile(loose, len(active))
         else:
             skeys, members = grid
-            cell, rows = self._cell, self._rows
-            ax = (self.pos[active, 0] // cell).astype(np.int64) + 2
-            ay = (self.pos[active, 1] // cell).astype(np.int64) + 2
-            base = (ax[:, None] + _NEIGHBOUR_ROWS) * rows + ay[:, None]
+            ax, ay = self._cells(active)
+            base = (ax[:, None] + _NEIGHBOUR_ROWS) * self._rows + ay[:, None]
             start = np.searchsorted(skeys, base - 1, side="left")
             stop = np.searchsorted(skeys, base + 1, side="right")
             counts = (stop - start).ravel()
@@ -751,6 +1051,20 @@ class PieceField:
 
     def _bounds(self, idx: np.ndarray) -> None:
         """Walls and field elements against pieces ``idx``: pushed out, bounced."""
+        raster = self._edge_cells
+        z = self._p[idx] * (1.0 / _EDGE_CELL)
+        ix, iy = z.real.astype(np.intp), z.imag.astype(np.intp)
+        cols, rows = raster.shape
+        np.maximum(np.minimum(ix, cols - 1, out=ix), 0, out=ix)
+        np.maximum(np.minimum(iy, rows - 1, out=iy), 0, out=iy)
+        codes = raster[ix, iy]
+        near = codes.nonzero()[0]
+        if not len(near):
+            return
+        idx = idx[near]
+        if len(idx) <= FEW_BOUNDS:
+            self._bounds_few(idx.tolist(), codes[near].tolist())
+            return
         pos, r = self.pos[idx, :2], self.radius[idx]
         x, y = pos[:, 0], pos[:, 1]
         out = (x < r) | (x > self.length - r) | (y < r) | (y > self.width - r)
@@ -765,6 +1079,36 @@ class PieceField:
             return
         for el in np.flatnonzero(near.any(axis=0)).tolist():
             self._element(idx[near[:, el]], self.elements[el])
+
+    def _bounds_few(self, ids: list[int], codes: list[int]) -> None:
+        """:meth:`_bounds` in plain floats for pieces ``ids`` near the walls (bit 0 of their
+        ``codes``) or elements (the other bits, as in :meth:`_raster_of_edges`)."""
+        length, width = self.length, self.width
+        for i, code in zip(ids, codes, strict=True):
+            z, v, r, e = self._p.item(i), self._v.item(i), self._radius_f[i], \
+                self._restitution_f[i]
+            x, y, vx, vy = z.real, z.imag, v.real, v.imag
+            hit = False
+            if code & 1 and (x < r or x > length - r or y < r or y > width - r):
+                hit = True
+                x, vx = _wall(x, vx, r, length - r, e)
+                y, vy = _wall(y, vy, r, width - r, e)
+            for el in _bits(code >> 1, len(self.elements)):
+                found = circle_outline(x, y, r, self._element_outlines[el])
+                if found is None or not found[0] > SLOP:
+                    continue
+                hit = True
+                depth, nx, ny = found
+                x += depth * nx
+                y += depth * ny
+                un = vx * nx + vy * ny
+                bounce = (1.0 + (e if un < -RESTING_SPEED else 0.0)) * un if un < 0.0 else 0.0
+                vx -= bounce * nx
+                vy -= bounce * ny
+            if hit:
+                self._p[i] = complex(x, y)
+                self._v[i] = complex(vx, vy)
+                self._touched[i] = True
 
     def _walls(self, idx: np.ndarray) -> None:
         """Pieces ``idx`` at or beyond a wall: back inside, bounced."""
@@ -802,6 +1146,7 @@ class PieceField:
     def visible(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """Loose and flying pieces, as cameras may see them: (ids (n,), field positions of
         their centres (n,3) m, radius (n,) m, height (n,) m, class_id (n,) int)."""
+        self.sync()
         idx = np.flatnonzero((self.state == LOOSE) | (self.state == FLIGHT))
         class_ids = np.array([t.class_id for t in self.types], dtype=np.int64)
         return (idx, self.pos[idx], self.radius[idx], self.height[idx],
@@ -809,5 +1154,6 @@ class PieceField:
 
     def momentum(self) -> np.ndarray:
         """Total linear momentum of the loose and flying pieces, (3,) kg·m/s."""
+        self.sync()
         moving = (self.state == LOOSE) | (self.state == FLIGHT)
         return (self.mass[moving, None] * self.vel[moving]).sum(axis=0)

@@ -45,7 +45,8 @@ NOT_IN_THIS_RUN = {
     "/<table>/robot_orientation_set": "published by the robot program (MegaTag2's input)",
     **dict.fromkeys(("/simserver/pieces/<state>/<type>", "/simserver/pieces/scores/<alliance>",
                      "/simserver/pieces/goals/<goal>", "/simserver/pieces/picked_up",
-                     "/simserver/pieces/shots", "/SmartDashboard/SimField/Pieces"),
+                     "/simserver/pieces/shots", "/SmartDashboard/SimField/Pieces",
+                     "/simserver/pieces/feed"),
                     "only on a field with game pieces ([pieces])"),
 }
 

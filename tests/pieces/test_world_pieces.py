@@ -3,7 +3,6 @@ snapshot carries them, scores are counted; without [pieces] nothing changes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from importlib import resources
 from typing import NamedTuple
 
@@ -11,9 +10,10 @@ import numpy as np
 import pytest
 
 from simserver.config.loader import default_config_text, loads
-from simserver.field.gamepieces import Placement, season_piece_types, starting_layout
+from simserver.field.gamepieces import Exit, Placement, season_piece_types, starting_layout
 from simserver.io.scripted import load_script
 from simserver.models.pieces.floor import circle_polygon
+from simserver.models.pieces.goals import Goal
 from simserver.models.pieces.types import FLIGHT, GONE, HELD, LOOSE, PieceType
 from simserver.runs.session import RunOptions, Session
 from simserver.world import World
@@ -192,21 +192,6 @@ class GoalEverything:
         return FakeFlightEvents(np.zeros(n, bool), np.zeros(n, np.int64), np.zeros(n, bool))
 
 
-@dataclass(frozen=True)
-class Goal:
-    name: str
-    alliance: str
-
-
-@dataclass(frozen=True)
-class Exit:
-    x: float
-    y: float
-    z: float
-    vx: float
-    vy: float
-    vz: float
-
 
 BALL = PieceType("ball", "sphere", radius=0.075, height=0.15, mass=0.215, restitution=0.6,
                  friction=0.7, rolling=0.03, drag_coefficient=0.47, drag_area=0.0177,
@@ -222,7 +207,8 @@ def test_scored_pieces_are_counted_and_removed_or_returned(returned: bool) -> No
                      Exit(8.0, 7.0, 0.075, -1.0, 0.0, 0.0)]}
     FieldPieces({"": world}, {"ball": BALL},
                 [Placement("ball", 2.6, 4.0), Placement("ball", 2.6, 4.4)],
-                goals=[Goal("hub", "red")], exits=exits if returned else None,
+                goals=[Goal("hub", "red", ((8.0, 3.0), (9.0, 3.0), (9.0, 4.0), (8.0, 4.0)),
+                            bottom=1.5, top=1.8)], exits=exits if returned else None,
                 flight=GoalEverything())
     access = world.pieces
     assert access is not None

@@ -218,6 +218,27 @@ def _bits(mask: int, count: int) -> tuple[int, ...]:
     return tuple(out)
 
 
+def _movable(a: list[int], b: list[int], over: list[float]) -> tuple[list[int], list[int]]:
+    """Of pairs (a, b) overlapping by ``over`` (m, < 0: apart), those whose pieces a step's
+    impulses and corrections can move, in their order: the touching ones, and in turn those
+    with a piece of a pair kept. The others cannot act (neither piece moves and they do not
+    touch), so solving without them gives the same result."""
+    keep = [o > -(SLOP + 1e-9) for o in over]  # a rounding's margin on the kernels' test
+    if all(keep):
+        return a, b
+    moving = {p for k, t in enumerate(keep) if t for p in (a[k], b[k])}
+    grown = True
+    while grown:
+        grown = False
+        for k, t in enumerate(keep):
+            if not t and (a[k] in moving or b[k] in moving):
+                keep[k] = grown = True
+                moving.add(a[k])
+                moving.add(b[k])
+    return ([p for p, t in zip(a, keep, strict=True) if t],
+            [p for p, t in zip(b, keep, strict=True) if t])
+
+
 def _wall(p: float, v: float, low: float, high: float, e: float) -> tuple[float, float]:
     """One coordinate p (m) and velocity v (m/s) of a piece kept within [low, high], bounced
     with restitution e as in ``PieceField._walls``."""
@@ -580,11 +601,10 @@ class PieceField:
         v = self._v[idx]
         speed = np.abs(v)
         after = np.maximum(speed - self.decel[idx] * dt, 0.0)
-        # Travel: the trapezoid, or v²/2a when the piece stops within the step.
-        dist = np.where(after > 0.0, 0.5 * (speed + after) * dt,
-                        speed * speed * self._half_inv_decel[idx])
-        inv = 1.0 / np.where(speed > 0.0, speed, 1.0)
-        self._p[idx] += v * (dist * inv)
+        inv = 1.0 / np.maximum(speed, 1e-300)
+        # Travel over speed: the trapezoid's, or v/2a when the piece stops within the step.
+        self._p[idx] += v * np.where(after > 0.0, (0.5 * dt) * (1.0 + after * inv),
+                                     speed * self._half_inv_decel[idx])
         self._v[idx] = v * (after * inv)
 
     def _robots(self, robots: Sequence[Robot]) -> np.ndarray:
@@ -592,16 +612,11 @@ class PieceField:
         if not robots or not self.size:
             return np.zeros(len(robots), dtype=bool)
         poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
-        reach = np.array([robot.reach for robot in robots]) + self._rmax
         if self._stirred:  # pieces move: every robot against every loose piece
-            near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) \
-                < reach[:, None]
-            ks, idx = near.nonzero()
-            if len(idx):
-                loose = (self.state[idx] == LOOSE).nonzero()[0]
-                ks, idx = ks[loose], idx[loose]
+            ks, idx = self._within(poses, self._rmax, robots)
         else:  # all asleep: the occupancy grid first, a robot away from them costs a few µs
-            ks, idx = self._near_robots(poses, reach)
+            ks, idx = self._near_robots(
+                poses, np.array([robot.reach for robot in robots]) + self._rmax)
         if not len(ks):
             return np.zeros(len(robots), dtype=bool)
         if len(ks) <= FEW_CONTACTS:
@@ -613,21 +628,33 @@ class PieceField:
         piece is met where it is now (p + v·lag), and its stored position moved so that the
         lagging carpet step puts it where the contact sends it. None (nothing done) when more
         than ``FEW_CONTACTS`` pieces are near a robot."""
-        touched = np.zeros(len(robots), dtype=bool)
         if not robots or not self.size:
-            return touched
+            return np.zeros(len(robots), dtype=bool)
         poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
-        reach = np.array([robot.reach for robot in robots]) + (self._rmax + self._fastest * lag)
+        ks, idx = self._within(poses, self._rmax + self._fastest * lag, robots)
+        if not len(ks):
+            return np.zeros(len(robots), dtype=bool)
+        if len(ks) > FEW_CONTACTS:
+            return None
+        return self._contacts_few(robots, poses, ks, idx, lag)
+
+    def _within(self, poses: np.ndarray, extra: float, robots: Sequence[Robot]
+                ) -> tuple[np.ndarray, np.ndarray]:
+        """(robot, piece) index pairs of loose pieces closer to the robots at ``poses`` than
+        their reach plus ``extra`` (m), every piece looked at."""
+        if len(robots) == 1:
+            x, y, _ = poses[0].tolist()
+            idx = (np.abs(self._p - complex(x, y)) < robots[0].reach + extra).nonzero()[0]
+            if len(idx):
+                idx = idx[self.state[idx] == LOOSE]
+            return np.zeros(len(idx), dtype=np.int64), idx
+        reach = np.array([robot.reach for robot in robots]) + extra
         near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) < reach[:, None]
         ks, idx = near.nonzero()
         if len(idx):
             loose = (self.state[idx] == LOOSE).nonzero()[0]
             ks, idx = ks[loose], idx[loose]
-        if not len(ks):
-            return touched
-        if len(ks) > FEW_CONTACTS:
-            return None
-        return self._contacts_few(robots, poses, ks, idx, lag)
+        return ks, idx
 
     def _near_robots(self, poses: np.ndarray, reach: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
@@ -867,7 +894,8 @@ class PieceField:
         over = reach - gap
         near = (over > -(SLOP + 2.0 * max(float(over.max()), 0.0))).nonzero()[0]
         if len(near) <= FEW_PAIRS:
-            self._pairs_few(a[near].tolist(), b[near].tolist())
+            self._pairs_few(*_movable(a[near].tolist(), b[near].tolist(),
+                                      over[near].tolist()))
             return
         # Solve on compact copies of the pieces involved.
         involved = np.zeros(self.size, dtype=bool)

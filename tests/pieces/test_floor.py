@@ -582,3 +582,23 @@ def test_pairs_that_cannot_act_are_left_out_without_changing_anything(
     assert np.abs(every[-1][:120] - every[0][:120]).max() > 0.5
     for x, y in zip(trimmed, every, strict=True):
         assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("robots", [1, 2])
+def test_robots_meet_loose_pieces_only_after_one_was_taken_or_launched(robots: int) -> None:
+    """Robots look at every piece while all are loose; once one is held (or flying, or
+    back on the carpet) they meet the loose ones only, and a piece put back down is met
+    again."""
+    f = field_of([BALL], [0, 0, 0], [(2.0, 2.0), (5.0, 5.0), (6.0, 2.0)], max_lag=TICK)
+    push(f, 2, 0.5, 0.0)  # something rolls: the robots look at every piece
+    rbs = [robot(9.0, 6.0, 0.0, 0.0, 0.0, 0.0)] + \
+        [robot(14.0, 1.0, 0.0, 0.0, 0.0, 0.0)] * (robots - 1)
+    f.step(H, rbs)
+    f.take(0, 0, (0.0, 0.0, 0.3))  # held where it lay
+    rbs[0].rigid = Body(2.0, 2.0, 0.0, 1.0, 0.0, 0.0)  # on top of where it lay
+    for _ in range(4):
+        assert not f.step(H, rbs)[1][0]
+    assert rbs[0].rigid.vx == 1.0 and f.state[0] == HELD
+    f.release(0, (2.3, 2.0, BALL.height / 2), (0.0, 0.0, 0.0))  # put down against the bumper
+    assert f.step(H, rbs)[1][0]
+    assert f.vel[0, 0] > 0.0

@@ -387,6 +387,7 @@ class PieceField:
         self._occupancy: np.ndarray | None = None  # see _occupied
         # The Verlet list: pairs (a, b), their reach, the loose pieces, where they were then.
         self._list: tuple[np.ndarray, ...] | None = None
+        self._every_loose: bool | None = None  # see _all_loose
         self._flying = 0
 
     def _overlapping(self) -> np.ndarray:
@@ -427,7 +428,7 @@ class PieceField:
                              f"not loose")
         if state == FLIGHT:
             self._flying -= 1
-        self._list = self._occupancy = None
+        self._list = self._occupancy = self._every_loose = None
         self.state[piece] = HELD
         self.holder[piece] = holder
         self.at[piece] = at
@@ -451,7 +452,7 @@ class PieceField:
         resting height and it does not move up, else it flies. Returns whether it flies."""
         self.sync()
         was_flying = self.state[piece] == FLIGHT
-        self._list = self._occupancy = None
+        self._list = self._occupancy = self._every_loose = None
         self.pos[piece] = position
         self.vel[piece] = velocity
         self.spin[piece] = spin
@@ -476,7 +477,7 @@ class PieceField:
         self.sync()
         if self.state[piece] == FLIGHT:
             self._flying -= 1
-        self._list = self._occupancy = None
+        self._list = self._occupancy = self._every_loose = None
         self.state[piece] = GONE
         self.holder[piece] = -1
         self.vel[piece] = 0.0
@@ -589,7 +590,7 @@ class PieceField:
         self._stirred = True
         self._occupancy = None
         if len(down):
-            self._list = None
+            self._list = self._every_loose = None
         for piece in idx[out]:
             self.remove(int(piece))
         self._flying -= len(down)
@@ -611,7 +612,7 @@ class PieceField:
         """Contacts of each robot's outline with the loose pieces near it."""
         if not robots or not self.size:
             return np.zeros(len(robots), dtype=bool)
-        poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
+        poses = [robot.pose for robot in robots]
         if self._stirred:  # pieces move: every robot against every loose piece
             ks, idx = self._within(poses, self._rmax, robots)
         else:  # all asleep: the occupancy grid first, a robot away from them costs a few µs
@@ -630,7 +631,7 @@ class PieceField:
         than ``FEW_CONTACTS`` pieces are near a robot."""
         if not robots or not self.size:
             return np.zeros(len(robots), dtype=bool)
-        poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
+        poses = [robot.pose for robot in robots]
         ks, idx = self._within(poses, self._rmax + self._fastest * lag, robots)
         if not len(ks):
             return np.zeros(len(robots), dtype=bool)
@@ -638,25 +639,31 @@ class PieceField:
             return None
         return self._contacts_few(robots, poses, ks, idx, lag)
 
-    def _within(self, poses: np.ndarray, extra: float, robots: Sequence[Robot]
-                ) -> tuple[np.ndarray, np.ndarray]:
+    def _within(self, poses: list[tuple[float, float, float]], extra: float,
+                robots: Sequence[Robot]) -> tuple[np.ndarray, np.ndarray]:
         """(robot, piece) index pairs of loose pieces closer to the robots at ``poses`` than
         their reach plus ``extra`` (m), every piece looked at."""
         if len(robots) == 1:
-            x, y, _ = poses[0].tolist()
+            x, y, _ = poses[0]
             idx = (np.abs(self._p - complex(x, y)) < robots[0].reach + extra).nonzero()[0]
-            if len(idx):
+            if len(idx) and not self._all_loose():
                 idx = idx[self.state[idx] == LOOSE]
             return np.zeros(len(idx), dtype=np.int64), idx
         reach = np.array([robot.reach for robot in robots]) + extra
-        near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) < reach[:, None]
-        ks, idx = near.nonzero()
-        if len(idx):
+        centres = np.array([complex(x, y) for x, y, _ in poses])
+        ks, idx = (np.abs(self._p - centres[:, None]) < reach[:, None]).nonzero()
+        if len(idx) and not self._all_loose():
             loose = (self.state[idx] == LOOSE).nonzero()[0]
             ks, idx = ks[loose], idx[loose]
         return ks, idx
 
-    def _near_robots(self, poses: np.ndarray, reach: np.ndarray
+    def _all_loose(self) -> bool:
+        """Whether every piece is loose (kept until a piece changes state)."""
+        if self._every_loose is None:
+            self._every_loose = bool((self.state == LOOSE).all())
+        return self._every_loose
+
+    def _near_robots(self, poses: list[tuple[float, float, float]], reach: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
         """(robot, piece) index pairs of loose pieces within ``reach`` of the robots at
         ``poses`` (all pieces asleep: looked up in the occupancy grid first)."""
@@ -664,7 +671,7 @@ class PieceField:
         cell, (cols, rows) = self._occupancy_cell, occupied.shape
         found: list[tuple[int, np.ndarray]] = []
         loose: np.ndarray | None = None
-        for k, ((x, y, _), reach_k) in enumerate(zip(poses.tolist(), reach.tolist(),
+        for k, ((x, y, _), reach_k) in enumerate(zip(poses, reach.tolist(),
                                                      strict=True)):
             i0, i1 = max(int((x - reach_k) / cell), 0), min(int((x + reach_k) / cell), cols - 1)
             j0, j1 = max(int((y - reach_k) / cell), 0), min(int((y + reach_k) / cell), rows - 1)
@@ -697,8 +704,8 @@ class PieceField:
         self._occupancy = occupied
         return occupied
 
-    def _contacts(self, robots: Sequence[Robot], poses: np.ndarray, ks: np.ndarray,
-                  idx: np.ndarray) -> np.ndarray:
+    def _contacts(self, robots: Sequence[Robot], poses: list[tuple[float, float, float]],
+                  ks: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Resolve the (robot ``ks``, piece ``idx``) pairs near each other, all at once; the
         robots' bodies take their impulses. Returns (R,) bool: which robots touched."""
         n_robots = len(robots)
@@ -710,8 +717,9 @@ class PieceField:
                 touched[k] = self._contacts([robots[k]], poses[k:k + 1],
                                             np.zeros(int(mine.sum()), np.int64), idx[mine])[0]
             return touched
-        c, s = np.cos(poses[:, 2])[ks], np.sin(poses[:, 2])[ks]
-        dx, dy = self.pos[idx, 0] - poses[ks, 0], self.pos[idx, 1] - poses[ks, 1]
+        at = np.array(poses).reshape(-1, 3)
+        c, s = np.cos(at[:, 2])[ks], np.sin(at[:, 2])[ks]
+        dx, dy = self.pos[idx, 0] - at[ks, 0], self.pos[idx, 1] - at[ks, 1]
         r = self.radius[idx]
         # In each robot's frame, against its outline.
         depth, lx, ly = circle_polygon(dx * c + dy * s, dy * c - dx * s, r,
@@ -775,12 +783,12 @@ class PieceField:
         self._touched[idx] = True
         return touched
 
-    def _contacts_few(self, robots: Sequence[Robot], poses: np.ndarray, ks: np.ndarray,
-                      idx: np.ndarray, lag: float = 0.0) -> np.ndarray:
+    def _contacts_few(self, robots: Sequence[Robot], poses: list[tuple[float, float, float]],
+                      ks: np.ndarray, idx: np.ndarray, lag: float = 0.0) -> np.ndarray:
         """:meth:`_contacts` in plain floats, for a few (robot, piece) pairs; with the pieces
         ``lag`` s behind (see :meth:`_robots_later`)."""
         touched = np.zeros(len(robots), dtype=bool)
-        pose = poses.tolist()
+        pose = poses
         frames: dict[int, tuple[float, float, FloatOutline]] = {}
         hits = []
         at, radius, speed = self._p.item, self._radius_f, self._v.item
@@ -946,7 +954,8 @@ class PieceField:
         built = self._list
         if built is not None:
             a, b, reach, members, at = built
-            if float(np.abs(self._p[members] - at).max(initial=0.0)) * 2.0 < SKIN:
+            now = self._p if len(members) == self.size else self._p[members]
+            if float(np.abs(now - at).max(initial=0.0)) * 2.0 < SKIN:
                 return a, b, reach
         loose = (self.state == LOOSE).nonzero()[0]
         a, b = self._all_pairs(loose)

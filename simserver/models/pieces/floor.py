@@ -71,7 +71,7 @@ GRAVITY = 9.80665  # m/s²
 RESTING_SPEED = 0.05  # m/s: slower approaches (piece-piece, robot, wall) do not bounce
 CORRECTION_PASSES = 4  # Jacobi passes of piece-piece positional correction per step
 IMPULSE_PASSES = 4  # Jacobi passes of piece-piece impulses per step
-SKIN = 0.2  # m: pairs this much farther apart than touching are watched together
+SKIN = 0.3  # m: pairs this much farther apart than touching are watched together
 _ON_CARPET = 1e-6  # m: a released piece this close to its resting height lands at once
 _BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all against all
 _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
@@ -552,11 +552,11 @@ class PieceField:
             self._pairs()
             idx = self.awake.nonzero()[0]
             self._bounds(idx)
-            v = self._v[idx]
-            moving = (v != 0.0) | self._touched[idx]
+            speed = np.abs(self._v[idx])
+            moving = (speed > 0.0) | self._touched[idx]
             self.awake[idx] = moving
             self._stirred = bool(np.count_nonzero(moving))
-            self._fastest = float(np.abs(v).max(initial=0.0))
+            self._fastest = float(speed.max(initial=0.0))
             self._touched.fill(False)
             self._occupancy = None
         else:
@@ -1094,7 +1094,9 @@ class PieceField:
         cols, rows = raster.shape
         np.maximum(np.minimum(ix, cols - 1, out=ix), 0, out=ix)
         np.maximum(np.minimum(iy, rows - 1, out=iy), 0, out=iy)
-        codes = raster[ix, iy]
+        ix *= rows
+        ix += iy
+        codes = raster.ravel().take(ix)
         near = codes.nonzero()[0]
         if not len(near):
             return

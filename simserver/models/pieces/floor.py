@@ -853,11 +853,12 @@ class PieceField:
             spent[k][0] += jx
             spent[k][1] += jy
             spent[k][2] += j * arm
-        moved = list(moves)
-        for i in moved:
+        awake, pieces_touched = self.awake, self._touched
+        for i, move in moves.items():
             dv = complex(*gains[i])
-            self._p[i] += complex(*moves[i]) - lag * dv if lag else complex(*moves[i])
+            self._p[i] += complex(*move) - lag * dv if lag else complex(*move)
             self._v[i] += dv
+            awake[i] = pieces_touched[i] = True
             if lag:
                 self._fastest = max(self._fastest, abs(self._v.item(i)))
         for k, b in bodies.items():
@@ -868,9 +869,7 @@ class PieceField:
             b.omega = omega - spent[k][2] * inv_j[k]
             robots[k].set_body(b)
             touched[k] = True
-        self.awake[moved] = True
         self._stirred = True
-        self._touched[moved] = True
         return touched
 
     def _pairs(self) -> None:
@@ -938,14 +937,12 @@ class PieceField:
         hit = pair_impulses(ia, ib, reach, pos, vel, inv_mass, restitution, IMPULSE_PASSES,
                             SLOP, RESTING_SPEED)
         hit |= pair_separate(ia, ib, reach, pos, inv_mass, CORRECTION_PASSES, SLOP)
-        moved = []
+        awake, touched = self.awake, self._touched
         for i in sorted(hit):
             piece = ids[i]
             self._p[piece] = complex(*pos[i])
             self._v[piece] = complex(*vel[i])
-            moved.append(piece)
-        self.awake[moved] = True
-        self._touched[moved] = True
+            awake[piece] = touched[piece] = True
 
     def _candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pairs (a, b) of loose pieces closer than their radii plus ``SKIN`` and their

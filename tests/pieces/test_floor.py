@@ -539,3 +539,66 @@ def test_few_contacts_in_plain_floats_match_the_array_path(
     assert moved > 0.5
     for a, b in zip(floats, arrays, strict=True):
         np.testing.assert_allclose(a, b, rtol=0, atol=1e-9)
+
+
+def test_pairs_that_cannot_act_are_left_out_without_changing_anything(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plain-float pair kernels get only the pairs a step can move (touching ones and,
+    in turn, their neighbours within reach): a robot pushing balls into a loose row gives
+    bit-identical arrays, step by step, with every nearby pair handed over."""
+    floor_module = sys.modules[PieceField.__module__]
+    movable = floor_module._movable
+    dropped = []
+
+    def counted(a: list[int], b: list[int], over: list[float]) -> tuple[list[int], list[int]]:
+        kept = movable(a, b, over)
+        dropped.append(len(a) - len(kept[0]))
+        return kept
+
+    pts = [(4.0 + 0.16 * (k % 10), 2.0 + 0.18 * (k // 10)) for k in range(40)]
+
+    def run() -> list[np.ndarray]:
+        f = PieceField([BALL, RING], [k % 7 == 0 for k in range(40)], pts, FIELD,
+                       max_lag=TICK)
+        rb = robot(3.0, 2.3, 0.0, 3.0, 0.2, 0.3)
+        out = []
+        for i in range(240):
+            b = rb.rigid
+            b.x += b.vx * H
+            b.y += b.vy * H
+            b.heading += b.omega * H
+            f.step(H, [rb])
+            if i % 2:
+                f.sync()
+            out.append(np.concatenate([f.pos.ravel(), f.vel.ravel(), f.awake,
+                                       [b.x, b.y, b.heading, b.vx, b.vy, b.omega]]))
+        return out
+
+    monkeypatch.setattr(floor_module, "_movable", counted)
+    trimmed = run()
+    assert sum(dropped) > 0  # some pairs were left out
+    monkeypatch.setattr(floor_module, "_movable", lambda a, b, over: (a, b))
+    every = run()
+    assert np.abs(every[-1][:120] - every[0][:120]).max() > 0.5
+    for x, y in zip(trimmed, every, strict=True):
+        assert np.array_equal(x, y)
+
+
+@pytest.mark.parametrize("robots", [1, 2])
+def test_robots_meet_loose_pieces_only_after_one_was_taken_or_launched(robots: int) -> None:
+    """Robots look at every piece while all are loose; once one is held (or flying, or
+    back on the carpet) they meet the loose ones only, and a piece put back down is met
+    again."""
+    f = field_of([BALL], [0, 0, 0], [(2.0, 2.0), (5.0, 5.0), (6.0, 2.0)], max_lag=TICK)
+    push(f, 2, 0.5, 0.0)  # something rolls: the robots look at every piece
+    rbs = [robot(9.0, 6.0, 0.0, 0.0, 0.0, 0.0)] + \
+        [robot(14.0, 1.0, 0.0, 0.0, 0.0, 0.0)] * (robots - 1)
+    f.step(H, rbs)
+    f.take(0, 0, (0.0, 0.0, 0.3))  # held where it lay
+    rbs[0].rigid = Body(2.0, 2.0, 0.0, 1.0, 0.0, 0.0)  # on top of where it lay
+    for _ in range(4):
+        assert not f.step(H, rbs)[1][0]
+    assert rbs[0].rigid.vx == 1.0 and f.state[0] == HELD
+    f.release(0, (2.3, 2.0, BALL.height / 2), (0.0, 0.0, 0.0))  # put down against the bumper
+    assert f.step(H, rbs)[1][0]
+    assert f.vel[0, 0] > 0.0

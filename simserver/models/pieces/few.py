@@ -121,6 +121,7 @@ def pair_separate(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
         gain_x, gain_y = [0.0] * m, [0.0] * m
         loss_x, loss_y = [0.0] * m, [0.0] * m
         share = [0] * m
+        changed: set[int] = set()
         for i, j, r, wa in active:
             dx, dy = pos[j][0] - pos[i][0], pos[j][1] - pos[i][1]
             dist = math.sqrt(dx * dx + dy * dy)
@@ -139,7 +140,8 @@ def pair_separate(a: Sequence[int], b: Sequence[int], reach: Sequence[float],
             loss_y[i] += py * wa
             share[i] += 1
             share[j] += 1
-        changed = {q for q in range(m) if share[q]}
+            changed.add(i)
+            changed.add(j)
         for q in changed:
             pos[q][0] += (gain_x[q] - loss_x[q]) / share[q]
             pos[q][1] += (gain_y[q] - loss_y[q]) / share[q]

@@ -37,8 +37,10 @@ method that reads or changes pieces) catches up.
 
 Speed: a step's few contacts (robot–piece, piece–piece, walls and elements) are solved in
 plain floats (:mod:`~simserver.models.pieces.few`, same arithmetic), numpy only above
-``FEW_CONTACTS``, ``FEW_PAIRS`` and ``FEW_BOUNDS``; positions and velocities are also seen
-as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``). benchmarks/bench_pieces.py.
+``FEW_CONTACTS``, ``FEW_PAIRS`` and ``FEW_BOUNDS``; the plain-float pair kernels get only the
+pairs that can act (:func:`_movable`: the same result without the others); positions and
+velocities are also seen as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``).
+benchmarks/bench_pieces.py.
 
     field = PieceField([fuel], kind=[0, 0], positions=[(2.0, 4.0), (2.5, 4.0)],
                        field_size=(16.54, 8.07))
@@ -71,7 +73,7 @@ GRAVITY = 9.80665  # m/s²
 RESTING_SPEED = 0.05  # m/s: slower approaches (piece-piece, robot, wall) do not bounce
 CORRECTION_PASSES = 4  # Jacobi passes of piece-piece positional correction per step
 IMPULSE_PASSES = 4  # Jacobi passes of piece-piece impulses per step
-SKIN = 0.2  # m: pairs this much farther apart than touching are watched together
+SKIN = 0.3  # m: pairs this much farther apart than touching are watched together
 _ON_CARPET = 1e-6  # m: a released piece this close to its resting height lands at once
 _BRUTE_FORCE = 2048  # awake × loose pieces up to which pairs are found all against all
 _NEIGHBOUR_ROWS = np.array([[-1, 0, 1]])
@@ -216,6 +218,27 @@ def _bits(mask: int, count: int) -> tuple[int, ...]:
         out.append(e)
         mask ^= low
     return tuple(out)
+
+
+def _movable(a: list[int], b: list[int], over: list[float]) -> tuple[list[int], list[int]]:
+    """Of pairs (a, b) overlapping by ``over`` (m, < 0: apart), those whose pieces a step's
+    impulses and corrections can move, in their order: the touching ones, and in turn those
+    with a piece of a pair kept. The others cannot act (neither piece moves and they do not
+    touch), so solving without them gives the same result."""
+    keep = [o > -(SLOP + 1e-9) for o in over]  # a rounding's margin on the kernels' test
+    if all(keep):
+        return a, b
+    moving = {p for k, t in enumerate(keep) if t for p in (a[k], b[k])}
+    grown = True
+    while grown:
+        grown = False
+        for k, t in enumerate(keep):
+            if not t and (a[k] in moving or b[k] in moving):
+                keep[k] = grown = True
+                moving.add(a[k])
+                moving.add(b[k])
+    return ([p for p, t in zip(a, keep, strict=True) if t],
+            [p for p, t in zip(b, keep, strict=True) if t])
 
 
 def _wall(p: float, v: float, low: float, high: float, e: float) -> tuple[float, float]:
@@ -366,6 +389,7 @@ class PieceField:
         self._occupancy: np.ndarray | None = None  # see _occupied
         # The Verlet list: pairs (a, b), their reach, the loose pieces, where they were then.
         self._list: tuple[np.ndarray, ...] | None = None
+        self._every_loose: bool | None = None  # see _all_loose
         self._flying = 0
 
     def _overlapping(self) -> np.ndarray:
@@ -406,7 +430,7 @@ class PieceField:
                              f"not loose")
         if state == FLIGHT:
             self._flying -= 1
-        self._list = self._occupancy = None
+        self._list = self._occupancy = self._every_loose = None
         self.state[piece] = HELD
         self.holder[piece] = holder
         self.at[piece] = at
@@ -430,7 +454,7 @@ class PieceField:
         resting height and it does not move up, else it flies. Returns whether it flies."""
         self.sync()
         was_flying = self.state[piece] == FLIGHT
-        self._list = self._occupancy = None
+        self._list = self._occupancy = self._every_loose = None
         self.pos[piece] = position
         self.vel[piece] = velocity
         self.spin[piece] = spin
@@ -455,7 +479,7 @@ class PieceField:
         self.sync()
         if self.state[piece] == FLIGHT:
             self._flying -= 1
-        self._list = self._occupancy = None
+        self._list = self._occupancy = self._every_loose = None
         self.state[piece] = GONE
         self.holder[piece] = -1
         self.vel[piece] = 0.0
@@ -530,11 +554,11 @@ class PieceField:
             self._pairs()
             idx = self.awake.nonzero()[0]
             self._bounds(idx)
-            v = self._v[idx]
-            moving = (v != 0.0) | self._touched[idx]
+            speed = np.abs(self._v[idx])
+            moving = (speed > 0.0) | self._touched[idx]
             self.awake[idx] = moving
             self._stirred = bool(np.count_nonzero(moving))
-            self._fastest = float(np.abs(v).max(initial=0.0))
+            self._fastest = float(speed.max(initial=0.0))
             self._touched.fill(False)
             self._occupancy = None
         else:
@@ -568,7 +592,7 @@ class PieceField:
         self._stirred = True
         self._occupancy = None
         if len(down):
-            self._list = None
+            self._list = self._every_loose = None
         for piece in idx[out]:
             self.remove(int(piece))
         self._flying -= len(down)
@@ -580,28 +604,22 @@ class PieceField:
         v = self._v[idx]
         speed = np.abs(v)
         after = np.maximum(speed - self.decel[idx] * dt, 0.0)
-        # Travel: the trapezoid, or v²/2a when the piece stops within the step.
-        dist = np.where(after > 0.0, 0.5 * (speed + after) * dt,
-                        speed * speed * self._half_inv_decel[idx])
-        inv = 1.0 / np.where(speed > 0.0, speed, 1.0)
-        self._p[idx] += v * (dist * inv)
+        inv = 1.0 / np.maximum(speed, 1e-300)
+        # Travel over speed: the trapezoid's, or v/2a when the piece stops within the step.
+        self._p[idx] += v * np.where(after > 0.0, (0.5 * dt) * (1.0 + after * inv),
+                                     speed * self._half_inv_decel[idx])
         self._v[idx] = v * (after * inv)
 
     def _robots(self, robots: Sequence[Robot]) -> np.ndarray:
         """Contacts of each robot's outline with the loose pieces near it."""
         if not robots or not self.size:
             return np.zeros(len(robots), dtype=bool)
-        poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
-        reach = np.array([robot.reach for robot in robots]) + self._rmax
+        poses = [robot.pose for robot in robots]
         if self._stirred:  # pieces move: every robot against every loose piece
-            near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) \
-                < reach[:, None]
-            ks, idx = near.nonzero()
-            if len(idx):
-                loose = (self.state[idx] == LOOSE).nonzero()[0]
-                ks, idx = ks[loose], idx[loose]
+            ks, idx = self._within(poses, self._rmax, robots)
         else:  # all asleep: the occupancy grid first, a robot away from them costs a few µs
-            ks, idx = self._near_robots(poses, reach)
+            ks, idx = self._near_robots(
+                poses, np.array([robot.reach for robot in robots]) + self._rmax)
         if not len(ks):
             return np.zeros(len(robots), dtype=bool)
         if len(ks) <= FEW_CONTACTS:
@@ -613,23 +631,41 @@ class PieceField:
         piece is met where it is now (p + v·lag), and its stored position moved so that the
         lagging carpet step puts it where the contact sends it. None (nothing done) when more
         than ``FEW_CONTACTS`` pieces are near a robot."""
-        touched = np.zeros(len(robots), dtype=bool)
         if not robots or not self.size:
-            return touched
-        poses = np.array([robot.pose for robot in robots]).reshape(-1, 3)
-        reach = np.array([robot.reach for robot in robots]) + (self._rmax + self._fastest * lag)
-        near = np.abs(self._p - (poses[:, 0] + 1j * poses[:, 1])[:, None]) < reach[:, None]
-        ks, idx = near.nonzero()
-        if len(idx):
-            loose = (self.state[idx] == LOOSE).nonzero()[0]
-            ks, idx = ks[loose], idx[loose]
+            return np.zeros(len(robots), dtype=bool)
+        poses = [robot.pose for robot in robots]
+        ks, idx = self._within(poses, self._rmax + self._fastest * lag, robots)
         if not len(ks):
-            return touched
+            return np.zeros(len(robots), dtype=bool)
         if len(ks) > FEW_CONTACTS:
             return None
         return self._contacts_few(robots, poses, ks, idx, lag)
 
-    def _near_robots(self, poses: np.ndarray, reach: np.ndarray
+    def _within(self, poses: list[tuple[float, float, float]], extra: float,
+                robots: Sequence[Robot]) -> tuple[np.ndarray, np.ndarray]:
+        """(robot, piece) index pairs of loose pieces closer to the robots at ``poses`` than
+        their reach plus ``extra`` (m), every piece looked at."""
+        if len(robots) == 1:
+            x, y, _ = poses[0]
+            idx = (np.abs(self._p - complex(x, y)) < robots[0].reach + extra).nonzero()[0]
+            if len(idx) and not self._all_loose():
+                idx = idx[self.state[idx] == LOOSE]
+            return np.zeros(len(idx), dtype=np.int64), idx
+        reach = np.array([robot.reach for robot in robots]) + extra
+        centres = np.array([complex(x, y) for x, y, _ in poses])
+        ks, idx = (np.abs(self._p - centres[:, None]) < reach[:, None]).nonzero()
+        if len(idx) and not self._all_loose():
+            loose = (self.state[idx] == LOOSE).nonzero()[0]
+            ks, idx = ks[loose], idx[loose]
+        return ks, idx
+
+    def _all_loose(self) -> bool:
+        """Whether every piece is loose (kept until a piece changes state)."""
+        if self._every_loose is None:
+            self._every_loose = bool((self.state == LOOSE).all())
+        return self._every_loose
+
+    def _near_robots(self, poses: list[tuple[float, float, float]], reach: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
         """(robot, piece) index pairs of loose pieces within ``reach`` of the robots at
         ``poses`` (all pieces asleep: looked up in the occupancy grid first)."""
@@ -637,7 +673,7 @@ class PieceField:
         cell, (cols, rows) = self._occupancy_cell, occupied.shape
         found: list[tuple[int, np.ndarray]] = []
         loose: np.ndarray | None = None
-        for k, ((x, y, _), reach_k) in enumerate(zip(poses.tolist(), reach.tolist(),
+        for k, ((x, y, _), reach_k) in enumerate(zip(poses, reach.tolist(),
                                                      strict=True)):
             i0, i1 = max(int((x - reach_k) / cell), 0), min(int((x + reach_k) / cell), cols - 1)
             j0, j1 = max(int((y - reach_k) / cell), 0), min(int((y + reach_k) / cell), rows - 1)
@@ -670,8 +706,8 @@ class PieceField:
         self._occupancy = occupied
         return occupied
 
-    def _contacts(self, robots: Sequence[Robot], poses: np.ndarray, ks: np.ndarray,
-                  idx: np.ndarray) -> np.ndarray:
+    def _contacts(self, robots: Sequence[Robot], poses: list[tuple[float, float, float]],
+                  ks: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Resolve the (robot ``ks``, piece ``idx``) pairs near each other, all at once; the
         robots' bodies take their impulses. Returns (R,) bool: which robots touched."""
         n_robots = len(robots)
@@ -683,8 +719,9 @@ class PieceField:
                 touched[k] = self._contacts([robots[k]], poses[k:k + 1],
                                             np.zeros(int(mine.sum()), np.int64), idx[mine])[0]
             return touched
-        c, s = np.cos(poses[:, 2])[ks], np.sin(poses[:, 2])[ks]
-        dx, dy = self.pos[idx, 0] - poses[ks, 0], self.pos[idx, 1] - poses[ks, 1]
+        at = np.array(poses).reshape(-1, 3)
+        c, s = np.cos(at[:, 2])[ks], np.sin(at[:, 2])[ks]
+        dx, dy = self.pos[idx, 0] - at[ks, 0], self.pos[idx, 1] - at[ks, 1]
         r = self.radius[idx]
         # In each robot's frame, against its outline.
         depth, lx, ly = circle_polygon(dx * c + dy * s, dy * c - dx * s, r,
@@ -748,12 +785,12 @@ class PieceField:
         self._touched[idx] = True
         return touched
 
-    def _contacts_few(self, robots: Sequence[Robot], poses: np.ndarray, ks: np.ndarray,
-                      idx: np.ndarray, lag: float = 0.0) -> np.ndarray:
+    def _contacts_few(self, robots: Sequence[Robot], poses: list[tuple[float, float, float]],
+                      ks: np.ndarray, idx: np.ndarray, lag: float = 0.0) -> np.ndarray:
         """:meth:`_contacts` in plain floats, for a few (robot, piece) pairs; with the pieces
         ``lag`` s behind (see :meth:`_robots_later`)."""
         touched = np.zeros(len(robots), dtype=bool)
-        pose = poses.tolist()
+        pose = poses
         frames: dict[int, tuple[float, float, FloatOutline]] = {}
         hits = []
         at, radius, speed = self._p.item, self._radius_f, self._v.item
@@ -818,11 +855,12 @@ class PieceField:
             spent[k][0] += jx
             spent[k][1] += jy
             spent[k][2] += j * arm
-        moved = list(moves)
-        for i in moved:
+        awake, pieces_touched = self.awake, self._touched
+        for i, move in moves.items():
             dv = complex(*gains[i])
-            self._p[i] += complex(*moves[i]) - lag * dv if lag else complex(*moves[i])
+            self._p[i] += complex(*move) - lag * dv if lag else complex(*move)
             self._v[i] += dv
+            awake[i] = pieces_touched[i] = True
             if lag:
                 self._fastest = max(self._fastest, abs(self._v.item(i)))
         for k, b in bodies.items():
@@ -833,9 +871,7 @@ class PieceField:
             b.omega = omega - spent[k][2] * inv_j[k]
             robots[k].set_body(b)
             touched[k] = True
-        self.awake[moved] = True
         self._stirred = True
-        self._touched[moved] = True
         return touched
 
     def _pairs(self) -> None:
@@ -867,7 +903,8 @@ class PieceField:
         over = reach - gap
         near = (over > -(SLOP + 2.0 * max(float(over.max()), 0.0))).nonzero()[0]
         if len(near) <= FEW_PAIRS:
-            self._pairs_few(a[near].tolist(), b[near].tolist())
+            self._pairs_few(*_movable(a[near].tolist(), b[near].tolist(),
+                                      over[near].tolist()))
             return
         # Solve on compact copies of the pieces involved.
         involved = np.zeros(self.size, dtype=bool)
@@ -902,14 +939,12 @@ class PieceField:
         hit = pair_impulses(ia, ib, reach, pos, vel, inv_mass, restitution, IMPULSE_PASSES,
                             SLOP, RESTING_SPEED)
         hit |= pair_separate(ia, ib, reach, pos, inv_mass, CORRECTION_PASSES, SLOP)
-        moved = []
+        awake, touched = self.awake, self._touched
         for i in sorted(hit):
             piece = ids[i]
             self._p[piece] = complex(*pos[i])
             self._v[piece] = complex(*vel[i])
-            moved.append(piece)
-        self.awake[moved] = True
-        self._touched[moved] = True
+            awake[piece] = touched[piece] = True
 
     def _candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Pairs (a, b) of loose pieces closer than their radii plus ``SKIN`` and their
@@ -918,7 +953,8 @@ class PieceField:
         built = self._list
         if built is not None:
             a, b, reach, members, at = built
-            if float(np.abs(self._p[members] - at).max(initial=0.0)) * 2.0 < SKIN:
+            now = self._p if len(members) == self.size else self._p[members]
+            if float(np.abs(now - at).max(initial=0.0)) * 2.0 < SKIN:
                 return a, b, reach
         loose = (self.state == LOOSE).nonzero()[0]
         a, b = self._all_pairs(loose)
@@ -1057,7 +1093,9 @@ class PieceField:
         cols, rows = raster.shape
         np.maximum(np.minimum(ix, cols - 1, out=ix), 0, out=ix)
         np.maximum(np.minimum(iy, rows - 1, out=iy), 0, out=iy)
-        codes = raster[ix, iy]
+        ix *= rows
+        ix += iy
+        codes = raster.ravel().take(ix)
         near = codes.nonzero()[0]
         if not len(near):
             return

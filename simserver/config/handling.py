@@ -103,12 +103,18 @@ class ShooterConfig:
     wheel_radius: float = quantity("2 in", "length", "Radius of the wheel that touches the "
                                    "piece.", positive=True, maximum=0.5)
     wheel_ratio: float = number(1.0, "Turns of the wheel per turn of the flywheel mechanism "
-                                "(2 for a wheel geared up 1:2 from it).", positive=True,
-                                maximum=100.0)
+                                "(2 for a wheel geared up 1:2 from it), or per turn of the "
+                                "`roller`'s motor.", positive=True, maximum=100.0)
     efficiency: float = number(
         0.5, "Exit speed per surface speed of the wheel: about 0.5 for a piece rolled along a "
         "hood by one wheel (its centre moves at half the rim speed), near 1 between two "
         "counter-rotating wheels.", positive=True, maximum=1.0)
+    roller: str | None = text(
+        None, "An `intake` whose roller is also the wheel that launches the pieces (the 2026 "
+        "KitBot: one roller takes FUEL in and launches it): the exit speed is `efficiency` × "
+        "the roller's surface speed (`wheel_radius`; `wheel_ratio` turns per turn of its "
+        "motor). The roller runs free (no inertia), so shots do not slow it. Leave out for a "
+        "`flywheel` or a fixed `speed`.", optional=True)
     speed: float | None = optional_quantity(
         "speed", "Fixed exit speed, relative to the robot, when there is no `flywheel`.",
         positive=True, maximum=50.0)

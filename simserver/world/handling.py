@@ -78,7 +78,7 @@ def _shooter(name: str, c: ShooterConfig, cfg: Config) -> Shooter:
         turret = cfg.mechanisms[c.turret].config
         axis = (getattr(turret, "x", 0.0), getattr(turret, "y", 0.0))
     wheel = Wheel(c.piece_mass, c.flywheel, c.wheel_radius, c.wheel_ratio, c.efficiency,
-                  c.speed or 0.0)
+                  c.speed or 0.0, c.roller)
     aim = Aim((c.x, c.y, c.z), c.pitch, c.yaw, c.hood, c.turret, axis)
     indexer = FreeRunning(motor_by_name(cfg.motors[c.motor].type))
     return Shooter(c.motor, indexer, c.min_duty, c.feed_interval, c.feed, wheel, aim)
@@ -104,13 +104,16 @@ def _named(key: str, name: str | None, cfg: Config, want: str, kind: str
 def _check_shooter(c: ShooterConfig, cfg: Config) -> list[tuple[str, str]]:
     out = _named("feed", c.feed, cfg, "holds", "one that holds game pieces (an intake)")
     out += _named("flywheel", c.flywheel, cfg, "flywheel", "a flywheel")
+    out += _named("roller", c.roller, cfg, "intake", "an intake")
     out += _named("hood", c.hood, cfg, "angle", "a rotary mechanism (an arm)")
     out += _named("turret", c.turret, cfg, "angle", "a rotary mechanism (a `rotary`)")
-    if c.flywheel is None and c.speed is None:
-        out.append(("speed", "give the exit speed, or a flywheel the pieces leave from"))
-    elif c.flywheel is not None and c.speed is not None:
-        out.append(("speed", "not used with a flywheel (the exit speed comes from the "
-                             "wheel): leave one out"))
+    given = [key for key in ("flywheel", "roller", "speed") if getattr(c, key) is not None]
+    if not given:
+        out.append(("speed", "give the exit speed, or a flywheel or an intake's roller the "
+                             "pieces leave from"))
+    elif len(given) > 1:
+        out.append((given[-1], f"not used with a {given[0]} (the exit speed comes from its "
+                               f"wheel): give one of {', '.join(given)}"))
     return out
 
 

@@ -8,6 +8,7 @@ import pytest
 
 from simserver.config.issues import ConfigError
 from simserver.config.loader import default_config_text, loads
+from simserver.models.motor import motor_by_name
 from simserver.models.pieces.types import FLIGHT, HELD
 from simserver.world import World
 from simserver.world.pieces import FieldPieces, field_pieces
@@ -97,3 +98,67 @@ def test_a_preload_beyond_the_capacity_is_refused() -> None:
         loads(default_config_text() + HANDLING.replace("PRELOAD", "5"))
     assert any(i.path == "mechanisms.intake.preload" for i in err.value.issues), \
         err.value.issues
+
+
+KITBOT = """
+[motors.launcher]
+type = "CIM"
+
+[motors.feeder]
+type = "CIM"
+
+[mechanisms.intake]
+type = "intake"
+motor = "launcher"
+capacity = 10
+preload = 3
+
+[mechanisms.shooter]
+type = "shooter"
+motor = "feeder"
+feed = "intake"
+roller = "intake"
+wheel_radius = "2 in"
+efficiency = 0.5
+pitch = "70 deg"
+z = "0.5 m"
+
+[pieces]
+layout = "none"
+"""
+
+
+def test_a_kitbot_roller_takes_pieces_in_and_launches_them() -> None:
+    """The 2026 KitBot: one roller (the intake's) launches what the feeder pushes into it, at
+    efficiency × its surface speed, the roller running free at (V − I_free·R)·Kv; with the
+    roller stopped a fed piece just drops."""
+    cfg = loads(default_config_text() + KITBOT)
+    w = World(cfg)
+    assert field_pieces(cfg, {"": w}) is not None
+    w.set_motor("launcher", 0.9)
+    w.set_motor("feeder", 0.9)
+    run(w, 0.3)
+    snap = w.snapshot()
+    assert snap.mechanisms["shooter"]["shots"] == 1
+    spec = motor_by_name("CIM")
+    volts = w.applied_voltage["launcher"]
+    omega = (volts - spec.free_current * spec.R) * spec.kv
+    expected = 0.5 * 0.0508 * omega
+    assert snap.mechanisms["shooter"]["exit_speed"] == pytest.approx(expected, rel=1e-9)
+    assert expected > 3.0
+    w.set_motor("launcher", 0.0)
+    run(w, 0.3)
+    snap = w.snapshot()
+    assert snap.mechanisms["shooter"]["shots"] == 2
+    assert snap.mechanisms["shooter"]["exit_speed"] == 0.0
+
+
+@pytest.mark.parametrize(("change", "key", "words"), [
+    ('roller = "intake"\n', 'roller = "intake"\nspeed = "5 m/s"\n', "not used with a roller"),
+    ('roller = "intake"\n', 'roller = "shooter"\n', "not an intake"),
+])
+def test_a_roller_shooter_is_checked(change: str, key: str, words: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        loads(default_config_text() + KITBOT.replace(change, key))
+    assert any(i.path.startswith("mechanisms.shooter.") and words in i.message
+               for i in err.value.issues), err.value.issues

@@ -72,6 +72,11 @@ class Intake:
         self._unloaded = True
         self.roller.reset()
 
+    def roller_speed(self) -> float:
+        """Speed of the roller's motor in its intake direction, rad/s (negative while it
+        ejects)."""
+        return self.roller.speed * self.sign
+
     def holding(self) -> bool:
         """Whether it holds a piece (what a beam break across it sees)."""
         return bool(self.held)

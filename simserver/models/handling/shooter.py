@@ -60,7 +60,8 @@ class Aim:
 class Wheel:
     """What launches the pieces: a ``flywheel`` mechanism (name) with wheel ``radius`` m,
     ``ratio`` wheel turns per flywheel turn and ``efficiency`` exit speed per surface speed;
-    or, with no flywheel, a fixed ``speed`` m/s. piece_mass: kg (None: each piece's own)."""
+    or the ``roller`` of an intake (name; ``ratio`` wheel turns per turn of its motor); or a
+    fixed ``speed`` m/s. piece_mass: kg (None: each piece's own)."""
 
     piece_mass: float | None
     flywheel: str | None = None
@@ -68,6 +69,7 @@ class Wheel:
     ratio: float = 1.0
     efficiency: float = 1.0
     speed: float = 0.0
+    roller: str | None = None
 
     def shot(self, omega: float, inertia: float, mass: float) -> tuple[float, float]:
         """(exit speed m/s, angular impulse on the flywheel N·m·s) of a shot of a piece of
@@ -127,6 +129,9 @@ class Shooter:
         """Exit speed of a shot of a piece of ``mass`` kg now, m/s; takes the shot's momentum
         out of the flywheel."""
         wheel = self.wheel
+        if wheel.roller is not None:  # a free-running roller: no inertia, no speed drop
+            omega = float(robot.mechanism(wheel.roller).roller_speed())
+            return wheel.efficiency * wheel.radius * wheel.ratio * max(omega, 0.0)
         if wheel.flywheel is None:
             return wheel.speed
         fly = robot.mechanism(wheel.flywheel)

@@ -836,7 +836,7 @@ def _check_switches(cfg: Config, issues: list[ConfigIssue]) -> None:
         if sw.trigger == "holding":
             _check_holding(name, sw, sensed.type, mt, issues)
             continue
-        joint = mt.joint if mt is not None else ""
+        joint = mt.joint if mt is not None and not mt.roller else ""
         if sw.position is None:
             issues.append(ConfigIssue(f"switches.{name}.position", "missing required key "
                                       f"with trigger {sw.trigger!r} (a length or an angle "

@@ -356,7 +356,8 @@ class ModelType:
     ``drawing()`` (a Mechanism2d at ``/SmartDashboard/<name>``). holds: the model holds game
     pieces and has ``holding()``, so a switch with ``trigger = "holding"`` (a beam break) can
     sense it. components: the model has ``components()`` (poses of its moving parts for
-    AdvantageScope's 3-D field).
+    AdvantageScope's 3-D field). roller: its ``joint`` is a free-running roller's motor shaft
+    (an intake's, an indexer's): encoders may read it, limit switches and aiming may not.
     """
 
     name: str
@@ -372,6 +373,7 @@ class ModelType:
     joint: str = ""
     mechanism2d: bool = False
     holds: bool = False
+    roller: bool = False
     components: bool = False
     source: str = field(default="", compare=False)
 

@@ -96,8 +96,12 @@ def _named(key: str, name: str | None, cfg: Config, want: str, kind: str
     mt = registry().get("mechanism", section.type)
     if mt is None:
         return []  # an unknown type: reported where the mechanism is declared
-    ok = (mt.holds if want == "holds" else mt.joint == "angle" if want == "angle"
-          else section.type == want)
+    if want == "holds":
+        ok = mt.holds
+    elif want == "angle":  # a rotary joint that aims, not a roller's shaft
+        ok = mt.joint == "angle" and not mt.roller
+    else:
+        ok = section.type == want
     return [] if ok else [(key, f"{name!r} is a {section.type!r} mechanism, not {kind}")]
 
 
@@ -157,7 +161,7 @@ def _rotary_drawing(r: Any) -> Drawing:
 # --- registration -------------------------------------------------------------------------------
 
 INTAKE = ModelType(
-    name="intake", holds=True,
+    name="intake", holds=True, joint="angle", roller=True,
     config=IntakeConfig, create=_intake, check=_check_intake,
     inputs=(InputSpec("motor", "motor", "The roller."),),
     doc="Roller intake: takes loose game pieces through a zone of the robot outline while its "
@@ -167,7 +171,7 @@ INTAKE = ModelType(
              OutputSpec("beam_break", "boolean", "", "True while it holds a piece.")),
 )
 SHOOTER = ModelType(
-    name="shooter",
+    name="shooter", joint="angle", roller=True,
     config=ShooterConfig, create=_shooter, check=_check_shooter,
     inputs=(InputSpec("motor", "motor", "The indexer feeding the wheel."),),
     doc="Shooter: its indexer feeds pieces from an intake to a flywheel (or a fixed speed) "

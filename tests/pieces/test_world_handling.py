@@ -162,3 +162,26 @@ def test_a_roller_shooter_is_checked(change: str, key: str, words: str) -> None:
         loads(default_config_text() + KITBOT.replace(change, key))
     assert any(i.path.startswith("mechanisms.shooter.") and words in i.message
                for i in err.value.issues), err.value.issues
+
+
+def test_an_encoder_on_a_roller_reads_its_motor_shaft() -> None:
+    """An encoder on the intake's roller motor (a SPARK's, so REV's simulation sees the roller
+    turn) reads the free-running shaft: (V − I_free·R)·Kv, and its angle grows with it."""
+    cfg = loads(default_config_text() + KITBOT + '\n[encoders.launcher]\nmotor = "launcher"\n'
+                'unit = "rad"\nmount = "motor"\n')
+    w = World(cfg)
+    field_pieces(cfg, {"": w})
+    w.set_motor("launcher", 0.6)
+    run(w, 0.2)
+    position, velocity = w.snapshot().encoders["launcher"]
+    spec = motor_by_name("CIM")
+    omega = (w.applied_voltage["launcher"] - spec.free_current * spec.R) * spec.kv
+    assert velocity == pytest.approx(omega, rel=1e-9)
+    assert position == pytest.approx(0.2 * omega, rel=0.1)  # it sped up as the battery sagged
+
+
+def test_a_roller_is_no_hood() -> None:
+    text = KITBOT.replace('pitch = "70 deg"', 'pitch = "70 deg"\nhood = "intake"')
+    with pytest.raises(ConfigError) as err:
+        loads(default_config_text() + text)
+    assert any(i.path == "mechanisms.shooter.hood" for i in err.value.issues), err.value.issues

@@ -72,6 +72,11 @@ class Intake:
         self._unloaded = True
         self.roller.reset()
 
+    def joint(self) -> tuple[float, float]:
+        """(angle rad, speed rad/s) of the roller's motor shaft: what an encoder on it reads
+        (a SPARK's, which REV's simulation needs to see the roller turn)."""
+        return self.roller.position, self.roller.speed
+
     def roller_speed(self) -> float:
         """Speed of the roller's motor in its intake direction, rad/s (negative while it
         ejects)."""

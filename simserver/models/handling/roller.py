@@ -25,9 +25,11 @@ class FreeRunning:
     def __init__(self, spec: MotorSpec):
         self.spec = spec
         self.speed = 0.0  # rad/s, at the end of the last substep
+        self.position = 0.0  # rad the shaft turned since reset
 
     def reset(self) -> None:
         self.speed = 0.0
+        self.position = 0.0
 
     def step(self, robot: RobotView, motor: str, dt: float) -> float:
         """Run motor ``motor``'s controller for ``dt`` s and report its current; the voltage
@@ -42,5 +44,6 @@ class FreeRunning:
         if abs(current) > spec.free_current:
             current = math.copysign(spec.free_current, volts)
         self.speed = (volts - current * spec.R) * spec.kv
+        self.position += self.speed * dt
         robot.motor_current(motor, current, self.speed, volts)
         return volts

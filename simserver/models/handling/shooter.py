@@ -158,6 +158,10 @@ class Shooter:
         self.shots += 1
         self.last_speed = speed
 
+    def joint(self) -> tuple[float, float]:
+        """(angle rad, speed rad/s) of the indexer's motor shaft, for an encoder on it."""
+        return self.indexer.position, self.indexer.speed
+
     def outputs(self) -> dict[str, Any]:
         return {"shots": self.shots, "exit_speed": self.last_speed}
 

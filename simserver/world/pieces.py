@@ -234,8 +234,8 @@ class FieldPieces:
 
     def detectables(self) -> Detectables:
         """The pieces a camera may see now: loose and in flight."""
-        _, pos, radius, height, class_id = self.field.visible()
-        return Detectables(pos.copy(), radius, height, class_id)
+        idx, pos = self.field.visible()
+        return Detectables.of(self.field.types, self.field.kind[idx], pos)
 
 
 class RobotPieces:

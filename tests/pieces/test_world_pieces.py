@@ -297,3 +297,17 @@ def test_scripted_run_drives_through_pieces_and_records() -> None:
     assert snap is not None and snap.state.shape == (25,)
     moved = np.hypot(*(snap.pose[:, :2] - np.array(balls)).T)
     assert (moved > 0.1).sum() >= 5
+
+
+def test_detectables_take_the_shape_from_the_type() -> None:
+    """A cylinder as tall as it is wide is still boxed as a cylinder, not a ball: the
+    silhouette comes from the piece type's shape, not from its proportions."""
+    can = PieceType("can", "cylinder", radius=0.05, height=0.1, mass=0.2, restitution=0.3,
+                    friction=0.5, rolling=0.05, drag_coefficient=0.8, drag_area=0.01,
+                    class_id=3)
+    world = World(loads(default_config_text()))
+    pieces = FieldPieces({"": world}, {"ball": BALL, "can": can},
+                         [Placement("ball", 3.0, 3.0), Placement("can", 4.0, 4.0)])
+    seen = pieces.detectables()
+    assert seen.sphere.tolist() == [True, False]
+    assert seen.class_id.tolist() == [0, 3]

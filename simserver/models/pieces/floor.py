@@ -1181,14 +1181,12 @@ class PieceField:
 
     # --- what is seen ----------------------------------------------------------------------
 
-    def visible(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def visible(self) -> tuple[np.ndarray, np.ndarray]:
         """Loose and flying pieces, as cameras may see them: (ids (n,), field positions of
-        their centres (n,3) m, radius (n,) m, height (n,) m, class_id (n,) int)."""
+        their centres (n,3) m, a copy)."""
         self.sync()
         idx = np.flatnonzero((self.state == LOOSE) | (self.state == FLIGHT))
-        class_ids = np.array([t.class_id for t in self.types], dtype=np.int64)
-        return (idx, self.pos[idx], self.radius[idx], self.height[idx],
-                class_ids[self.kind[idx]])
+        return idx, self.pos[idx]
 
     def momentum(self) -> np.ndarray:
         """Total linear momentum of the loose and flying pieces, (3,) kg·m/s."""

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from simserver import __version__
+from simserver.config.limits import ROBOT_NT_PORT
 from simserver.config.model import Config
 
 if TYPE_CHECKING:  # imported where used: `simserver --help` loads none of them
@@ -68,7 +69,8 @@ def main() -> None:
 @main.command()
 @click.argument("config", required=False, type=click.Path(dir_okay=False))
 @click.option("--server", "server", metavar="HOST[:PORT]",
-              help="Connect to this NT server (default: the robot program at localhost:5810).")
+              help="Connect to this NT server (default: the robot program at "
+                   "localhost:5810, or the port the config's bridge.nt_port gives it).")
 @click.option("--serve", "serve", metavar="[HOST:]PORT",
               help="Host an NT server instead, bound to 127.0.0.1 unless HOST is given "
                    "(an IPv4 address or a name that resolves to one; 0.0.0.0 for every "
@@ -157,7 +159,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         raise click.UsageError("--lockstep connects to the robot program's bridge; it cannot "
                                "be combined with --serve")
     ws_target = _halsim_target(halsim_ws, lockstep, cfg, config) if halsim_ws else None
-    endpoint = _endpoint(server, serve, bool(inputs), bool(enable or lockstep or halsim_ws))
+    endpoint = _endpoint(server, serve, bool(inputs), bool(enable or lockstep or halsim_ws),
+                         cfg.bridge.nt_port)
     script = _script(inputs, cfg) if inputs else None
     if script is not None and duration is None:
         duration = script.duration
@@ -236,19 +239,20 @@ def _halsim_target(halsim_ws: str, lockstep: bool, cfg: Config, config: str | No
     return target
 
 
-def _endpoint(server: str | None, serve: str | None, scripted: bool, robot_link: bool
-              ) -> Endpoint | None:
+def _endpoint(server: str | None, serve: str | None, scripted: bool, robot_link: bool,
+              robot_port: int) -> Endpoint | None:
     """Where NetworkTables runs: a server of our own (--serve), a client of --server or of
-    the robot program; none for a scripted run (``scripted``) that talks to no robot program
-    (``robot_link``: --enable, --lockstep or --halsim-ws)."""
+    the robot program (at localhost:``robot_port``, the config's bridge.nt_port); none for a
+    scripted run (``scripted``) that talks to no robot program (``robot_link``: --enable,
+    --lockstep or --halsim-ws)."""
     from simserver.io.nt import Endpoint, listen_address, parse_hostport
 
     try:
         if serve:
-            host, port = parse_hostport(serve, "127.0.0.1", 5810)
+            host, port = parse_hostport(serve, "127.0.0.1", ROBOT_NT_PORT)
             return Endpoint("server", listen_address(host, port), port)
         if server or not scripted or robot_link:
-            host, port = parse_hostport(server or "localhost", "localhost", 5810)
+            host, port = parse_hostport(server or "localhost", "localhost", robot_port)
             return Endpoint("client", host, port)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint="--serve" if serve else "--server") from None

@@ -48,6 +48,7 @@ def loadExtension() -> None:
 
     from simserver.bridge.core import Bridge
     from simserver.bridge.direction import DirectionWatch
+    from simserver.bridge.ntserver import move_server
     from simserver.bridge.realtime import NtLink
     from simserver.bridge.stepport import StepPort, fail_fast
     from simserver.bridge.sync import RealtimeSync
@@ -68,6 +69,10 @@ def loadExtension() -> None:
         raise SystemExit(2) from None
     for line in cfg.warnings:
         _say(line)
+    problem = move_server(cfg.bridge.nt_port)
+    if problem is not None:
+        _say(f"{path}: {problem}")
+        raise SystemExit(2)
     bridge = Bridge(cfg)
     direction = DirectionWatch(cfg)
     link = NtLink(bridge)
@@ -132,4 +137,4 @@ def loadExtension() -> None:
     mode = "lock-step (waiting for simserver)" if cfg.bridge.lockstep else "real time"
     _say(f"{path}: {len(bridge.motors)} motors, {len(bridge.encoders)} encoders, "
          f"gyro {'wired' if bridge.gyro else 'not wired'}; {mode}; step port "
-         f"{cfg.bridge.bind}:{cfg.bridge.port}")
+         f"{cfg.bridge.bind}:{cfg.bridge.port}; NetworkTables port {cfg.bridge.nt_port}")

@@ -17,6 +17,9 @@ DEG = math.pi / 180.0  # rad per degree
 PSI = 6894.757293168361  # Pa per lbf/in²
 MS = 1e-3  # s per millisecond
 
+#: The TCP port of a robot program's NetworkTables 4 server (WPILib's default).
+ROBOT_NT_PORT = 5810
+
 # Robot weight: FRC R103 allows 125 lb (2019-2024) or 115 lb (2025-2026) without bumpers and
 # battery; with bumpers at most 135 lb (2026 R408); the battery adds about 13 lb.
 HEAVIEST_FRC_ROBOT = 70.0  # kg, 154 lb

@@ -708,6 +708,10 @@ def _cross_check(cfg: Config, issues: list[ConfigIssue], own_field: bool = True)
         issues.append(ConfigIssue(
             "sim.tick", f"must be at least sim.substep ({cfg.sim.substep * 1e3:g} ms)"
         ))
+    if cfg.bridge.nt_port == cfg.bridge.port:
+        issues.append(ConfigIssue(
+            "bridge.nt_port", f"must differ from bridge.port ({cfg.bridge.port}): both are TCP "
+            "ports the robot program listens on"))
     plausible.check(cfg, issues, own_field)
 
 

@@ -46,6 +46,7 @@ from simserver.config.limits import (
     MAX_SUBSTEPS_PER_TICK,
     MS,
     PSI,
+    ROBOT_NT_PORT,
     SMALLEST_FIELD,
     SMALLEST_ROBOT,
     SMALLEST_SUBSTEP,
@@ -119,6 +120,12 @@ class BridgeConfig:
     port: int = integer(5811, "TCP port the bridge listens on for simserver (its step port: "
                         "one exchange per robot loop, in real time and in lock-step).",
                         minimum=1, maximum=65535)
+    nt_port: int = integer(
+        ROBOT_NT_PORT, "TCP port of the robot program's NetworkTables (NT4) server, which "
+        "`simserver run` connects to by default. Another port than 5810 moves it: the bridge "
+        "starts the program's server there before RobotBase starts its own on 5810 (ntcore "
+        "keeps the first), without the legacy NT3 port 1735, so several robot programs run "
+        "side by side, each with its own `nt_port` and `port`.", minimum=1, maximum=65535)
     bind: str = text("127.0.0.1", "Address the step port binds to (\"0.0.0.0\" when "
                      "simserver runs on another host or container).")
     connect_timeout: float = quantity(

@@ -1,9 +1,10 @@
 """Real robot programs for end-to-end tests: ``python -m robotpy sim --nogui --simserver``.
 
-Robot programs bind NT port 5810, so these tests run one at a time (pytest runs tests of one
-process sequentially; never run them with xdist). Each RobotProgram holds an exclusive lock on
-ROBOT_LOCK while it runs, so separate processes on one machine (a benchmark, another test run)
-that take the same lock wait their turn instead of colliding.
+Robot programs bind NT port 5810 unless their config's ``bridge.nt_port`` moves them, so those
+tests run one at a time (pytest runs tests of one process sequentially; never run them with
+xdist). Each RobotProgram on 5810 holds an exclusive lock on ROBOT_LOCK while it runs, so
+separate processes on one machine (a benchmark, another test run) that take the same lock
+wait their turn instead of colliding; one given its own ``nt_port`` takes no lock.
 """
 
 from __future__ import annotations
@@ -62,10 +63,14 @@ class RobotProgram:
     """A robot project run under ``robotpy sim --nogui --simserver``, output to a file."""
 
     def __init__(self, project: Path, config: Path, log_dir: Path, name: str = "robot",
-                 env: dict[str, str] | None = None, extension: str = "simserver"):
-        self._lock = ROBOT_LOCK.open("a")
-        fcntl.flock(self._lock, fcntl.LOCK_EX)  # released in close()
-        assert port_free(ROBOT_PORT), "port 5810 busy: another robot program is running"
+                 env: dict[str, str] | None = None, extension: str = "simserver",
+                 nt_port: int = ROBOT_PORT):
+        self.nt_port = nt_port
+        self._lock = None
+        if nt_port == ROBOT_PORT:
+            self._lock = ROBOT_LOCK.open("a")
+            fcntl.flock(self._lock, fcntl.LOCK_EX)  # released in close()
+        assert port_free(nt_port), f"port {nt_port} busy: another robot program is running"
         self.log_path = log_dir / f"{name}.log"
         self._log = self.log_path.open("w")
         env = dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(config), **(env or {}))
@@ -88,7 +93,7 @@ class RobotProgram:
                 started = listening("localhost", 3300)
             else:
                 started = "simserver bridge:" in self.output()
-            return started and not port_free(ROBOT_PORT)
+            return started and not port_free(self.nt_port)
 
         wait_for(lambda: ready() or self.proc.poll() is not None, timeout,
                  "the robot program to start")
@@ -104,8 +109,9 @@ class RobotProgram:
         try:
             self._stop()
         finally:
-            fcntl.flock(self._lock, fcntl.LOCK_UN)
-            self._lock.close()
+            if self._lock is not None:
+                fcntl.flock(self._lock, fcntl.LOCK_UN)
+                self._lock.close()
 
     def _stop(self) -> None:
         if self.proc.poll() is None:
@@ -116,7 +122,7 @@ class RobotProgram:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(10)
         self._log.close()
-        wait_for(lambda: port_free(ROBOT_PORT), 10, "port 5810 to be released")
+        wait_for(lambda: port_free(self.nt_port), 10, f"port {self.nt_port} to be released")
 
 
 def simserver(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess[str]:
@@ -125,11 +131,11 @@ def simserver(*args: str, timeout: float = 120.0) -> subprocess.CompletedProcess
                           capture_output=True, text=True, timeout=timeout)
 
 
-def robot_nt() -> ntcore.NetworkTableInstance:
-    """An NT4 client of the robot program's server (127.0.0.1:5810)."""
+def robot_nt(port: int = ROBOT_PORT) -> ntcore.NetworkTableInstance:
+    """An NT4 client of the robot program's server (127.0.0.1:``port``)."""
     inst = ntcore.NetworkTableInstance.create()
     inst.startClient4("e2e-observer")
-    inst.setServer("127.0.0.1", ROBOT_PORT)
+    inst.setServer("127.0.0.1", port)
     return inst
 
 

@@ -470,12 +470,18 @@ def plot_cmd(recording: str, output: str | None, title: str | None) -> None:
 @main.command()
 @click.argument("configs", nargs=-1, required=True, type=click.Path(dir_okay=False))
 def check(configs: tuple[str, ...]) -> None:
-    """Validate config files without starting anything (exit 2 on any problem)."""
+    """Validate config files, and sweep files (a `[sweep]` table: with their config, scenario
+    and every run's drawn config), without starting anything (exit 2 on any problem)."""
     from simserver.config.loader import ConfigError, load
+    from simserver.sweeps.command import check_sweep
+    from simserver.sweeps.spec import is_sweep_file
     from simserver.world import ModelBuildError, World
 
     bad = 0
     for path in configs:
+        if is_sweep_file(path):
+            click.echo(check_sweep(path))  # exits 2 if it is not usable
+            continue
         try:
             cfg = load(path)
             _warn(cfg)
@@ -634,6 +640,8 @@ def docs_cmd(which: str) -> None:
 
 
 from simserver.initcmd.command import init_cmd  # noqa: E402
+from simserver.sweeps.command import sweep_cmd  # noqa: E402
 
 main.add_command(init_cmd)
+main.add_command(sweep_cmd)
 

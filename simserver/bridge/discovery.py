@@ -42,20 +42,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from simserver.util.ports import free_port
+
 LOOPS = 3  # robot loops (after robotInit) before the devices are listed
 _keep: list[Any] = []
 
 
 def _say(message: str) -> None:
     print(f"simserver bridge (discovery): {message}", file=sys.stderr, flush=True)
-
-
-def free_port() -> int:
-    """A TCP port nothing listens on now (127.0.0.1)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
 
 
 def _listening(port: int) -> bool:

@@ -8,23 +8,11 @@ on one machine side by side, each with its own ``bridge.nt_port`` and ``bridge.p
 
 from __future__ import annotations
 
-import socket
-
 from simserver.config.limits import ROBOT_NT_PORT
+from simserver.util.ports import port_in_use
 
 #: The persistent-values file RobotBase's server uses (in the program's directory).
 PERSIST_FILE = "networktables.json"
-
-
-def port_in_use(port: int) -> bool:
-    """Whether TCP ``port`` cannot be listened on, on every interface, now."""
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("", port))
-        except OSError:
-            return True
-    return False
 
 
 def move_server(port: int) -> str | None:

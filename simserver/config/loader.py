@@ -889,13 +889,19 @@ def _check_names(cfg: Config, issues: list[ConfigIssue]) -> None:
 MAX_SCHEMA_FILE = 2**20  # bytes; a scenario file is a few hundred
 
 
-def load_schema_file(cls: type, path: str | Path) -> Any:
-    """Read a TOML file other than a robot config (a CI scenario, say) and validate it against
-    the schema dataclass ``cls`` the way `load` validates a config: a missing file, anything
-    but a regular UTF-8 file of at most MAX_SCHEMA_FILE bytes, a TOML syntax error and every
-    key problem raise ConfigError naming the file."""
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The table of a TOML file other than a robot config (a CI scenario, a sweep): a missing
+    file, anything but a regular UTF-8 file of at most MAX_SCHEMA_FILE bytes and a TOML syntax
+    error raise ConfigError naming the file."""
     try:
         text = read_text(path, MAX_SCHEMA_FILE, "a TOML file")
     except FileRefused as exc:
         raise ConfigError(str(path), [ConfigIssue("", exc.reason)]) from None
-    return load_section(cls, _parse(text, str(path)), source=str(path))
+    return _parse(text, str(path))
+
+
+def load_schema_file(cls: type, path: str | Path) -> Any:
+    """Read a TOML file other than a robot config (a CI scenario, say) and validate it against
+    the schema dataclass ``cls`` the way `load` validates a config (see :func:`read_toml`;
+    every key problem raises ConfigError naming the file)."""
+    return load_section(cls, read_toml(path), source=str(path))

@@ -223,6 +223,16 @@ def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
     return out
 
 
+def draw_field(ax: Any, field_size: tuple[float, float]) -> None:
+    """The field's walls (``field_size``: length, width in m) on matplotlib axes ``ax``, to
+    scale, in field coordinates."""
+    length, width = field_size
+    ax.plot([0, length, length, 0, 0], [0, 0, width, width, 0], color="0.3", lw=2)
+    ax.set_aspect("equal")
+    ax.set_xlabel("x (m)")
+    ax.set_ylabel("y (m)")
+
+
 def figure(trace: Trace, field_size: tuple[float, float], title: str = "simserver run"
            ) -> Any:
     """The matplotlib Figure of ``trace`` (Agg, headless): path on the field
@@ -241,8 +251,7 @@ def figure(trace: Trace, field_size: tuple[float, float], title: str = "simserve
     fig = plt.figure(figsize=(11, 9.5 + 2.0 * (rows - 4)), constrained_layout=True)
     grid = fig.add_gridspec(rows, 2, width_ratios=(1.4, 1))
     ax = fig.add_subplot(grid[:, 0])
-    length, width = field_size
-    ax.plot([0, length, length, 0, 0], [0, 0, width, width, 0], color="0.3", lw=2)
+    draw_field(ax, field_size)
     ax.plot(d["x"], d["y"], color="tab:blue", lw=1.5, label="path")
     if len(trace):
         ax.plot(d["x"][0], d["y"][0], "o", color="tab:green", label="start")
@@ -251,9 +260,6 @@ def figure(trace: Trace, field_size: tuple[float, float], title: str = "simserve
         ax.annotate("", xy=(d["x"][-1] + 0.6 * math.cos(h), d["y"][-1] + 0.6 * math.sin(h)),
                     xytext=(d["x"][-1], d["y"][-1]), arrowprops={"arrowstyle": "->"})
     field_title = "Path on the field (blue alliance wall at x = 0)"
-    ax.set_aspect("equal")
-    ax.set_xlabel("x (m)")
-    ax.set_ylabel("y (m)")
     if scores:
         _draw_pieces(ax, trace.pieces)
         field_title += "\nscored: " + ", ".join(f"{a} {v[-1] if v else 0:.0f}"

@@ -63,6 +63,8 @@ AWAIT_PUBLISHED = 0.3  # once connected, for a first value
 # Wall time (s) between "waiting for a robot program" reminders.
 WAITING_EVERY = 5.0
 MAX_MISSING = 50  # lines of the bridge's "never created" list that are shown
+# s between attempts to attach to a robot program's step port that is not listening yet.
+ATTACH_RETRY = 0.02
 
 
 @dataclass
@@ -128,6 +130,7 @@ class Session:
         self.disabled_at: float | None = None  # world time the robot program was first seen
         self.robot_mode: str | None = None
         self.failure: str | None = None  # why the run ended early (RunError), if it did
+        self.attached_at: float | None = None  # time.monotonic() when lock-step attached
         self.robot_seen = False  # inputs (or a connection) came from a robot program
         self.validator = InputValidator()
         self._limiter = LogLimiter(log)  # lines a peer can make us write again and again
@@ -656,7 +659,8 @@ class Session:
                     raise RunError(f"no robot program's bridge answered on {host}:{bridge.port} "
                                    f"within {opts.wait:g} s ({exc}): start it with "
                                    "`python -m robotpy sim --simserver`") from None
-                time.sleep(0.2)
+                time.sleep(ATTACH_RETRY)
+        self.attached_at = time.monotonic()
         self.tick = period
         log.info("lock-step with the robot program at %s:%d, period %g ms", host, bridge.port,
                  period * 1e3)

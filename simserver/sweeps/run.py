@@ -1,0 +1,219 @@
+"""One run of a sweep, on whatever machine it lands: the robot program under
+``robotpy sim --simserver`` on ports of its own, simserver's session in this process in
+lock-step with it (or scripted inputs without one), the scenario's verdict as a record.
+
+A record is what ``runs.jsonl`` holds for the run (docs/sweeps.md): every field but
+``timing`` and ``host`` depends only on the sweep file and the run's index.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+from simserver.config.issues import ConfigError
+from simserver.config.loader import loads
+from simserver.sweeps.sampling import RunPlan, config_text, run_source, run_table
+from simserver.sweeps.spec import ROBOT_MAIN, Sweep
+from simserver.util.ports import free_port
+
+#: How long a robot program may take to leave after simserver ended its run, s.
+EXIT_GRACE = 10.0
+#: The end of a failed run's robot program output kept in its record, characters.
+LOG_TAIL = 4000
+#: Exit status of a robot program whose bridge could not bind a port it was given.
+PORT_TAKEN = 2
+#: Tries with fresh ports when another process took one between choosing and binding.
+PORT_TRIES = 3
+
+
+@dataclass
+class RunFiles:
+    """Where a run keeps its files: its config and the robot program's output."""
+
+    folder: Path
+
+    @property
+    def config(self) -> Path:
+        return self.folder / "simserver.toml"
+
+    @property
+    def log(self) -> Path:
+        return self.folder / "robot.log"
+
+
+def run_one(sweep: Sweep, plan: RunPlan, keep: Path | None = None) -> dict[str, Any]:
+    """Run ``plan`` to its end and return its record; never raises for a failed run (a robot
+    program that does not start, a crash, the timeout: the record says so). ``keep``: a
+    folder for the run's files (its config, the robot program's output, a trace); without
+    it they go to a temporary folder removed at the end."""
+    started = time.monotonic()
+    if keep is not None:
+        keep.mkdir(parents=True, exist_ok=True)
+        record = _attempts(sweep, plan, RunFiles(keep), keep=True)
+    else:
+        with tempfile.TemporaryDirectory(prefix=f"simserver-run{plan.index}-") as tmp:
+            record = _attempts(sweep, plan, RunFiles(Path(tmp)), keep=False)
+    record["timing"]["total"] = time.monotonic() - started
+    record["host"] = socket.gethostname()
+    return record
+
+
+def _attempts(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, Any]:
+    """The run, again on fresh ports if its robot program found one taken."""
+    record: dict[str, Any] = {}
+    for _ in range(PORT_TRIES):
+        record = _run(sweep, plan, files, keep)
+        if not record.pop("port_taken", False):
+            break
+    return record
+
+
+def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, Any]:
+    from simserver.io.nt import Endpoint
+    from simserver.io.scripted import ScriptError, load_script
+    from simserver.runs.scenario import ScenarioCheck
+    from simserver.runs.session import RunOptions, Session
+    from simserver.world import ModelBuildError
+
+    ports = {"port": free_port(), "nt_port": free_port(), "lockstep": True,
+             "connect_timeout": f"{sweep.timeout!r} s"} if sweep.robot else {}
+    text = config_text(run_table(sweep, plan, ports))
+    files.config.write_text(text, encoding="utf-8")
+    record = _record(plan)
+    timing = record["timing"]
+    try:
+        cfg = loads(text, run_source(sweep, plan.index), sweep.config_path.parent)
+        script = None if sweep.inputs is None else load_script(
+            sweep.inputs, list(cfg.motors), list(cfg.solenoids))
+        check = ScenarioCheck(sweep.scenario)
+    except (ConfigError, ScriptError) as exc:
+        record["error"] = f"not runnable: {exc}"
+        return record
+    robot = None
+    t0 = time.monotonic()
+    if sweep.robot is not None:
+        robot = _RobotProgram(sweep.robot, files)
+    try:
+        opts = RunOptions(
+            fast=True, duration=sweep.scenario.duration, script=script, record=keep,
+            enable=sweep.scenario.enable, lockstep=robot is not None, wait=sweep.timeout,
+            check=check, endpoint=None if robot is None else Endpoint(
+                "client", "127.0.0.1", cfg.bridge.nt_port))
+        try:
+            session = Session(cfg, opts)
+        except ModelBuildError as exc:
+            record["error"] = f"not runnable: {exc}"
+            return record
+        timer = threading.Timer(sweep.timeout, session.request_stop)
+        timer.daemon = True
+        timer.start()
+        try:
+            summary = session.run()
+        finally:
+            timer.cancel()
+        ended = time.monotonic()
+        if session.attached_at is not None:
+            timing["robot_start"] = session.attached_at - t0
+        timing["simulate"] = ended - (session.attached_at or t0)
+        verdict = check.result()
+        record.update(verdict.to_json())
+        record["summary"] = {k: v for k, v in summary.as_dict().items()
+                             if k not in _WALL_FIGURES}
+        failure = session.failure
+        if failure is None and session.stop_requested:
+            failure = f"timed out after {sweep.timeout:g} s"
+        record["error"] = failure
+        if failure is not None:
+            record["passed"] = False
+        if keep and session.trace is not None:
+            from simserver.runs.report import write_trace
+
+            write_trace(session.trace, files.folder / "trace.csv")
+    finally:
+        if robot is not None:
+            status = robot.finish()
+            if status == PORT_TAKEN and "is in use" in robot.output():
+                record["port_taken"] = True
+            if not record["passed"]:
+                record["log"] = robot.output()[-LOG_TAIL:]
+    return record
+
+
+#: Summary figures that measure the machine, not the run: kept out of a run's record.
+_WALL_FIGURES = ("wall_time", "late_periods", "clock_gap", "timing")
+
+
+def _record(plan: RunPlan) -> dict[str, Any]:
+    """A run's record before it runs: a failed one until the verdict says otherwise."""
+    return {"run": plan.index, "seed": plan.seed, "values": plan.values, "passed": False,
+            "error": None, "checks": [], "final_pose": None, "summary": None,
+            "timing": {"robot_start": None, "simulate": None, "total": None}}
+
+
+class _RobotProgram:
+    """The sweep's robot program under ``robotpy sim --nogui --simserver`` with a run's
+    config, in a process group of its own, its output in the run's log."""
+
+    def __init__(self, project: Path, files: RunFiles):
+        self._log_path = files.log
+        self._log: IO[str] = files.log.open("w", encoding="utf-8")
+        env = dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(files.config))
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "robotpy", "--main", str(project / ROBOT_MAIN), "sim",
+             "--nogui", "--simserver"], cwd=project, env=env, stdout=self._log,
+            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            **_own_group())
+
+    def output(self) -> str:
+        with contextlib.suppress(OSError):
+            return self._log_path.read_text(encoding="utf-8", errors="replace")
+        return ""
+
+    def finish(self) -> int | None:
+        """Wait for the program to leave (simserver ended its run), stop it if it does not;
+        its exit status (None if it had to be killed)."""
+        status: int | None
+        try:
+            status = self.proc.wait(EXIT_GRACE)
+        except subprocess.TimeoutExpired:
+            _stop(self.proc)
+            status = None
+        self._log.close()
+        return status
+
+
+def _own_group() -> dict[str, Any]:
+    """Popen arguments that put a child in a process group of its own, so stopping it stops
+    whatever it started."""
+    if os.name == "posix":
+        return {"start_new_session": True}
+    return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    """Terminate a child and its group, then kill it if it lingers."""
+    if os.name == "posix":
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+    else:
+        proc.terminate()
+    try:
+        proc.wait(EXIT_GRACE)
+    except subprocess.TimeoutExpired:
+        if os.name == "posix":
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
+        else:
+            proc.kill()
+        proc.wait(EXIT_GRACE)

@@ -1,0 +1,246 @@
+"""Robot poses from a camera frame's tag corners as a Limelight computes them: MegaTag2 (the
+position with the robot's orientation given) and the standard deviations of both MegaTags.
+
+MegaTag2 (Limelight's docs, "Robot Localization with MegaTag2"): the robot's heading is known
+(robot code sends it on ``robot_orientation_set``, or the Limelight 4's own IMU gives it), so
+only its position is solved, from the corners of every tag in view at once. Here: the robot
+stands on the carpet (z = 0) with the given roll, pitch and yaw; its (x, y) minimizes the
+reprojection error of all corners of all tags in view, in undistorted pixels. With the
+orientation fixed a pixel's ray direction is known, so the position is first found in closed
+form (linear least squares on the rays: each corner's known field point must lie on its ray),
+then refined by Gauss-Newton on the reprojection error (2 unknowns; exact without noise).
+
+Standard deviations (Limelight's ``stddevs``): the covariance of a least-squares solve with
+independent Gaussian corner noise of σ px per coordinate, σ²·(JᵀJ)⁻¹, J the Jacobian of the
+corner pixels with respect to the unknowns, at the solution. MegaTag2's unknowns are x and y
+(z, roll, pitch and yaw are given, not estimated: 0); MegaTag1's are all six of the robot's
+pose (the multi-tag solution's tags, or the single tag). Angles in degrees.
+
+    >>> import math
+    >>> from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
+    >>> from simserver.models.camera import Camera, CameraSpec, Fiducial
+    >>> spec = CameraSpec("front", Transform3d(Translation3d(0.3, 0.0, 0.5), Rotation3d()),
+    ...                   pixel_noise=0.0)
+    >>> tags = [Fiducial(i, Pose3d(Translation3d(4.0, y, 0.5), Rotation3d(0.0, 0.0, math.pi)))
+    ...         for i, y in ((1, -0.5), (2, 0.6))]
+    >>> frame = Camera(spec, tags).capture(0.0, (0.5, 0.2, 0.1))
+    >>> est = TagLocalizer(spec, tags).megatag2(frame, 0.1)
+    >>> round(est.x, 9), round(est.y, 9), est.ids
+    (0.5, 0.2, (1, 2))
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from simserver.models.camera import (
+    _NWU_TO_OPTICAL,
+    CameraSpec,
+    Fiducial,
+    Frame,
+    distort,
+    distortion_jacobian,
+    fiducial_corners,
+)
+
+GAUSS_NEWTON_STEPS = 20  # at most; stops once a step is below STEP_TOLERANCE (2-3 with
+# the true heading; a wrong one leaves residuals large and the convergence linear)
+STEP_TOLERANCE = 1e-9  # m
+UNDISTORT_STEPS = 20  # Newton steps inverting the lens distortion, at most
+MIN_DEPTH = 1e-3  # m: a solution with a corner nearer the image plane than this is rejected
+_DIFF_STEP = 1e-6  # m or rad: central differences for MegaTag1's Jacobian
+
+
+class MegaTag2Estimate(NamedTuple):
+    """MegaTag2's robot position: ``x``, ``y`` m (blue origin), their standard deviations
+    ``std_x``, ``std_y`` m, the tags used (``ids``, as in the frame) and the RMS reprojection
+    ``error`` px."""
+
+    x: float
+    y: float
+    std_x: float
+    std_y: float
+    ids: tuple[int, ...]
+    error: float
+
+
+def rotation_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """WPILib's Rotation3d(roll, pitch, yaw) as a matrix: Rz(yaw)·Ry(pitch)·Rx(roll)."""
+    cr, sr = math.cos(roll), math.sin(roll)
+    cp, sp = math.cos(pitch), math.sin(pitch)
+    cy, sy = math.cos(yaw), math.sin(yaw)
+    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                     [-sp, cp * sr, cp * cr]])
+
+
+def undistort(uv: np.ndarray, coefficients: Sequence[float]) -> np.ndarray:
+    """Normalized image points (2, n) with lens distortion -> without (Newton's method on
+    :func:`simserver.models.camera.distort`, to rounding)."""
+    out = uv.copy()
+    for _ in range(UNDISTORT_STEPS):
+        err = distort(out, coefficients) - uv
+        a11, a12, a22 = distortion_jacobian(out, coefficients)
+        det = a11 * a22 - a12 * a12
+        det = np.where(np.abs(det) > 1e-12, det, 1e-12)
+        out[0] -= (a22 * err[0] - a12 * err[1]) / det
+        out[1] -= (a11 * err[1] - a12 * err[0]) / det
+        if not np.abs(err).max() > 1e-15:  # also stops on NaN
+            break
+    return out
+
+
+def _normal2(jac: np.ndarray, resid: np.ndarray) -> tuple[list[float], list[float], float]:
+    """The normal equations of the least-squares problem jac (n, 2) · s = resid (n,): JᵀJ
+    (flattened, 4), Jᵀr (2) and det(JᵀJ) (≥ 0; 0 when singular)."""
+    a = (jac.T @ jac).ravel().tolist()
+    r = (jac.T @ resid).tolist()
+    return a, r, a[0] * a[3] - a[1] * a[2]
+
+
+def _solve2(jac: np.ndarray, resid: np.ndarray) -> np.ndarray:
+    """Least-squares solution (2,) of jac (n, 2) · s = resid (n,), by the normal equations
+    in closed form (NaN when singular)."""
+    a, r, det = _normal2(jac, resid)
+    if not det > 0.0:
+        return np.full(2, math.nan)
+    return np.array(((a[3] * r[0] - a[1] * r[1]) / det, (a[0] * r[1] - a[2] * r[0]) / det))
+
+
+def _linearize(b: np.ndarray, g: np.ndarray, xy: np.ndarray, focal: np.ndarray,
+               obs: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
+    """The Jacobian (2n, 2) of the corner pixels (u rows, then v rows) with respect to the
+    robot's (x, y) and the residual obs - pixels (2n,), for optical-frame points
+    o = b - g·xy; (None, residual) when a corner is not in front of the camera."""
+    o = b - xy @ g.T
+    z = o[:, 2]
+    if not z.min() > MIN_DEPTH:
+        return None, obs
+    p = o[:, :2].T / z  # (2, n)
+    jac = focal[:, :, None] * (p[:, :, None] * g[2] - g[:2, None, :]) / z[:, None]
+    return jac.reshape(-1, 2), obs - (p * focal).ravel()
+
+
+class TagLocalizer:
+    """Robot poses from one camera's frames: what a Limelight's ``botpose_orb`` (MegaTag2)
+    and ``stddevs`` hold.
+
+    spec: the camera (mount, intrinsics, distortion, ``pixel_noise`` for the standard
+    deviations). fiducials: the tag layout the camera knows (a later entry replaces an earlier
+    one with the same id); tags not in it are ignored.
+    """
+
+    def __init__(self, spec: CameraSpec, fiducials: Sequence[Fiducial]):
+        self.spec = spec
+        self._corners = {f.id: fiducial_corners(f) for f in fiducials}
+        fx, fy, cx, cy = spec.camera_matrix()
+        self._focal = np.array((fx, fy))
+        self._focal_column = self._focal.reshape(2, 1)
+        self._principal = np.array((cx, cy))
+        self._dist = tuple(float(c) for c in spec.distortion)
+        self._distorted = any(c != 0.0 for c in self._dist)
+        mount = spec.robot_to_camera
+        self._mount_rot = np.asarray(mount.rotation().toMatrix(), dtype=float)
+        self._mount_xyz = np.array((mount.X(), mount.Y(), mount.Z()))
+
+    def _observations(self, frame: Frame, ids: Sequence[int] | None = None
+                      ) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
+        """(ids, field corners (n, 3) m, undistorted normalized image points (n, 2)) of the
+        frame's tags in the layout (``ids``: only those)."""
+        tags = [t for t in frame.tags if t.id in self._corners and (ids is None or t.id in ids)]
+        if not tags:
+            return (), np.empty((0, 3)), np.empty((0, 2))
+        points = np.concatenate([self._corners[t.id] for t in tags])
+        pix = np.array([t.corners for t in tags], dtype=float).reshape(-1, 2)
+        uv = (pix - self._principal) / self._focal
+        if self._distorted:
+            uv = undistort(uv.T.copy(), self._dist).T
+        return tuple(t.id for t in tags), points, uv
+
+    def _optical(self, robot_rot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(W, mount offset): W (3, 3) takes field vectors to the optical frame for a robot
+        turned by ``robot_rot``; the camera is at the robot's position + the offset (3,)."""
+        return _NWU_TO_OPTICAL @ (robot_rot @ self._mount_rot).T, robot_rot @ self._mount_xyz
+
+    def megatag2(self, frame: Frame, yaw: float, pitch: float = 0.0, roll: float = 0.0
+                 ) -> MegaTag2Estimate | None:
+        """The robot's (x, y) from every tag of ``frame`` in the layout, the robot on the
+        carpet with orientation ``roll``, ``pitch``, ``yaw`` (rad, WPILib's Rotation3d). None
+        without such tags, with a non-finite orientation, or when the solution puts a
+        corner behind the camera."""
+        if not all(map(math.isfinite, (yaw, pitch, roll))):
+            return None
+        ids, points, uv = self._observations(frame)
+        if not ids:
+            return None
+        w, offset = self._optical(rotation_matrix(roll, pitch, yaw))
+        b = (points - offset) @ w.T  # (n, 3): optical-frame points for the robot at (0, 0)
+        g = w[:, :2]  # d(optical point) / d(-x, -y)
+        f = self._focal_column  # (2, 1): fx, fy
+        uv_t = uv.T  # (2, n)
+        # Closed form: the point seen must lie on its ray, o_x - u·o_z = 0 and
+        # o_y - v·o_z = 0 with o = b - g·(x, y): linear in (x, y), rows scaled to pixels.
+        rows = (f[:, :, None] * (g[:2, None, :] - uv_t[:, :, None] * g[2])).reshape(-1, 2)
+        rhs = (f * (b[:, :2].T - uv_t * b[:, 2])).ravel()
+        xy = _solve2(rows, rhs)
+        obs = (uv_t * f).ravel()  # u rows, then v rows, px
+        for _ in range(GAUSS_NEWTON_STEPS):
+            jac, resid = _linearize(b, g, xy, f, obs)
+            if jac is None:
+                return None
+            step = _solve2(jac, resid)
+            xy = xy + step
+            if not np.abs(step).max() > STEP_TOLERANCE:  # also stops on NaN
+                break
+        if (jac is None or not np.isfinite(xy).all()
+                or not (b - xy @ g.T)[:, 2].min() > MIN_DEPTH):
+            return None
+        # The last step was below STEP_TOLERANCE: its Jacobian and its linear prediction
+        # of the residual hold at the solution (to far below the noise).
+        resid = resid - jac @ step
+        a, _, det = _normal2(jac, resid)
+        sigma = self.spec.pixel_noise
+        std_x = sigma * math.sqrt(a[3] / det)  # σ·sqrt of the diagonal of (JᵀJ)⁻¹
+        std_y = sigma * math.sqrt(a[0] / det)
+        return MegaTag2Estimate(float(xy[0]), float(xy[1]), std_x, std_y, ids,
+                                math.sqrt(float(resid @ resid) / len(points)))
+
+    def _stddevs(self, jac: np.ndarray) -> list[float]:
+        """Standard deviations of a least-squares solve with Jacobian ``jac`` (px per unit)
+        and the camera's corner noise; 0 without noise, inf where the view does not
+        determine an unknown."""
+        sigma = self.spec.pixel_noise
+        if sigma == 0.0:
+            return [0.0] * jac.shape[1]
+        try:
+            cov = np.linalg.inv(jac.T @ jac)
+        except np.linalg.LinAlgError:
+            return [math.inf] * jac.shape[1]
+        return [sigma * math.sqrt(c) if c >= 0 else math.inf for c in np.diag(cov).tolist()]
+
+    def megatag1_stddevs(self, frame: Frame, pose: Sequence[float],
+                         ids: Sequence[int] | None = None) -> list[float]:
+        """Standard deviations of MegaTag1's robot pose ``pose`` [x, y, z m, roll, pitch,
+        yaw deg] (the same order and units), solved from the corners of the tags ``ids``
+        (all the frame's tags in the layout when None): m, m, m, deg, deg, deg."""
+        _, points, _ = self._observations(frame, ids)
+        if len(points) == 0 or not all(map(math.isfinite, pose)):
+            return [0.0] * 6
+        x0 = np.array([*pose[:3], *(math.radians(a) for a in pose[3:6])])
+
+        def pixels(p: np.ndarray) -> np.ndarray:
+            w, offset = self._optical(rotation_matrix(p[3], p[4], p[5]))
+            o = (points - offset - p[:3]) @ w.T
+            return (o[:, :2] / o[:, 2:] * self._focal).T.ravel()
+
+        jac = np.empty((2 * len(points), 6))
+        for k in range(6):
+            dp = np.zeros(6)
+            dp[k] = _DIFF_STEP
+            jac[:, k] = (pixels(x0 + dp) - pixels(x0 - dp)) / (2.0 * _DIFF_STEP)
+        std = self._stddevs(jac)
+        return [*std[:3], *(math.degrees(s) for s in std[3:])]

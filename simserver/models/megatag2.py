@@ -49,7 +49,7 @@ from simserver.models.camera import (
 
 GAUSS_NEWTON_STEPS = 20  # at most; stops once a step is below STEP_TOLERANCE (2-3 with
 # the true heading; a wrong one leaves residuals large and the convergence linear)
-STEP_TOLERANCE = 1e-9  # m
+STEP_TOLERANCE = 1e-7  # m: far below any noise; without noise the first step is ~1e-15
 UNDISTORT_STEPS = 20  # Newton steps inverting the lens distortion, at most
 MIN_DEPTH = 1e-3  # m: a solution with a corner nearer the image plane than this is rejected
 _DIFF_STEP = 1e-6  # m or rad: central differences for MegaTag1's Jacobian
@@ -76,6 +76,15 @@ def rotation_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
                      [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
                      [-sp, cp * sr, cp * cr]])
+
+
+def _rotation_matrices(roll: np.ndarray, pitch: np.ndarray, yaw: np.ndarray) -> np.ndarray:
+    """:func:`rotation_matrix` of arrays of angles (k,): (k, 3, 3)."""
+    cr, sr, cp, sp = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch)
+    cy, sy = np.cos(yaw), np.sin(yaw)
+    return np.stack((cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
+                     sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
+                     -sp, cp * sr, cp * cr), axis=-1).reshape(-1, 3, 3)
 
 
 def undistort(uv: np.ndarray, coefficients: Sequence[float]) -> np.ndarray:
@@ -209,19 +218,6 @@ class TagLocalizer:
         return MegaTag2Estimate(float(xy[0]), float(xy[1]), std_x, std_y, ids,
                                 math.sqrt(float(resid @ resid) / len(points)))
 
-    def _stddevs(self, jac: np.ndarray) -> list[float]:
-        """Standard deviations of a least-squares solve with Jacobian ``jac`` (px per unit)
-        and the camera's corner noise; 0 without noise, inf where the view does not
-        determine an unknown."""
-        sigma = self.spec.pixel_noise
-        if sigma == 0.0:
-            return [0.0] * jac.shape[1]
-        try:
-            cov = np.linalg.inv(jac.T @ jac)
-        except np.linalg.LinAlgError:
-            return [math.inf] * jac.shape[1]
-        return [sigma * math.sqrt(c) if c >= 0 else math.inf for c in np.diag(cov).tolist()]
-
     def megatag1_stddevs(self, frame: Frame, pose: Sequence[float],
                          ids: Sequence[int] | None = None) -> list[float]:
         """Standard deviations of MegaTag1's robot pose ``pose`` [x, y, z m, roll, pitch,
@@ -231,16 +227,20 @@ class TagLocalizer:
         if len(points) == 0 or not all(map(math.isfinite, pose)):
             return [0.0] * 6
         x0 = np.array([*pose[:3], *(math.radians(a) for a in pose[3:6])])
-
-        def pixels(p: np.ndarray) -> np.ndarray:
-            w, offset = self._optical(rotation_matrix(p[3], p[4], p[5]))
-            o = (points - offset - p[:3]) @ w.T
-            return (o[:, :2] / o[:, 2:] * self._focal).T.ravel()
-
-        jac = np.empty((2 * len(points), 6))
-        for k in range(6):
-            dp = np.zeros(6)
-            dp[k] = _DIFF_STEP
-            jac[:, k] = (pixels(x0 + dp) - pixels(x0 - dp)) / (2.0 * _DIFF_STEP)
-        std = self._stddevs(jac)
+        # Central differences, all 12 perturbed poses projected at once.
+        params = x0 + np.concatenate((np.eye(6), -np.eye(6))) * _DIFF_STEP  # (12, 6)
+        rot = _rotation_matrices(params[:, 3], params[:, 4], params[:, 5])  # (12, 3, 3)
+        w = _NWU_TO_OPTICAL @ (rot @ self._mount_rot).transpose(0, 2, 1)
+        camera = params[:, :3] + rot @ self._mount_xyz  # (12, 3)
+        o = (points[None] - camera[:, None]) @ w.transpose(0, 2, 1)  # (12, n, 3)
+        pix = (o[..., :2] / o[..., 2:] * self._focal).transpose(0, 2, 1).reshape(12, -1)
+        jac = ((pix[:6] - pix[6:]) / (2.0 * _DIFF_STEP)).T  # (2n, 6)
+        sigma = self.spec.pixel_noise
+        if sigma == 0.0:
+            return [0.0] * 6
+        try:
+            var = np.diag(np.linalg.inv(jac.T @ jac)).tolist()
+        except np.linalg.LinAlgError:
+            return [math.inf] * 6
+        std = [sigma * math.sqrt(v) if v >= 0.0 else math.inf for v in var]
         return [*std[:3], *(math.degrees(s) for s in std[3:])]

@@ -173,12 +173,6 @@ class LimelightPublisher:
         self._k = spec.camera_matrix()
         self._centre = ((spec.width - 1) / 2.0, (spec.height - 1) / 2.0)
 
-    def robot_yaw(self, robot_time_us: int | None = None) -> float | None:
-        """The yaw (rad) the robot program sent last at or before ``robot_time_us`` (its NT
-        server time, µs; the latest when None); None if it has sent none."""
-        sent = self._heading.external(robot_time_us)
-        return None if sent is None else sent.yaw
-
     # --- publishing -----------------------------------------------------------------------
 
     def publish(self, frame: Frame) -> None:
@@ -220,8 +214,8 @@ class LimelightPublisher:
         if mt1 is not None:
             ids = frame.multitag.ids if frame.multitag is not None else None
             std[:6] = self._localizer.megatag1_stddevs(frame, mt1, ids)
+        o = self._heading.at_capture(frame.robot_pose[2], capture_us)  # every frame: seeding
         if frame.tags:
-            o = self._heading.at_capture(frame.robot_pose[2], capture_us)
             est = self._localizer.megatag2(frame, o.yaw, o.pitch, o.roll)
             if est is not None:
                 mt2 = [est.x, est.y, 0.0, math.degrees(o.roll), math.degrees(o.pitch),

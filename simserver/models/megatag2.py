@@ -103,35 +103,15 @@ def undistort(uv: np.ndarray, coefficients: Sequence[float]) -> np.ndarray:
     return out
 
 
-def _normal2(jac: np.ndarray, resid: np.ndarray) -> tuple[list[float], list[float], float]:
-    """The normal equations of the least-squares problem jac (n, 2) · s = resid (n,): JᵀJ
-    (flattened, 4), Jᵀr (2) and det(JᵀJ) (≥ 0; 0 when singular)."""
+def _solve2(jac: np.ndarray, resid: np.ndarray) -> tuple[float, float, list[float], float]:
+    """Least-squares solution (s0, s1) of jac (n, 2) · s = resid (n,) by the normal
+    equations in closed form (NaN when singular), with JᵀJ (flattened) and its determinant."""
     a = (jac.T @ jac).ravel().tolist()
-    r = (jac.T @ resid).tolist()
-    return a, r, a[0] * a[3] - a[1] * a[2]
-
-
-def _solve2(jac: np.ndarray, resid: np.ndarray) -> np.ndarray:
-    """Least-squares solution (2,) of jac (n, 2) · s = resid (n,), by the normal equations
-    in closed form (NaN when singular)."""
-    a, r, det = _normal2(jac, resid)
+    r0, r1 = (resid @ jac).tolist()
+    det = a[0] * a[3] - a[1] * a[2]
     if not det > 0.0:
-        return np.full(2, math.nan)
-    return np.array(((a[3] * r[0] - a[1] * r[1]) / det, (a[0] * r[1] - a[2] * r[0]) / det))
-
-
-def _linearize(b: np.ndarray, g: np.ndarray, xy: np.ndarray, focal: np.ndarray,
-               obs: np.ndarray) -> tuple[np.ndarray | None, np.ndarray]:
-    """The Jacobian (2n, 2) of the corner pixels (u rows, then v rows) with respect to the
-    robot's (x, y) and the residual obs - pixels (2n,), for optical-frame points
-    o = b - g·xy; (None, residual) when a corner is not in front of the camera."""
-    o = b - xy @ g.T
-    z = o[:, 2]
-    if not z.min() > MIN_DEPTH:
-        return None, obs
-    p = o[:, :2].T / z  # (2, n)
-    jac = focal[:, :, None] * (p[:, :, None] * g[2] - g[:2, None, :]) / z[:, None]
-    return jac.reshape(-1, 2), obs - (p * focal).ravel()
+        return math.nan, math.nan, a, det
+    return (a[3] * r0 - a[1] * r1) / det, (a[0] * r1 - a[2] * r0) / det, a, det
 
 
 class TagLocalizer:
@@ -155,12 +135,18 @@ class TagLocalizer:
         mount = spec.robot_to_camera
         self._mount_rot = np.asarray(mount.rotation().toMatrix(), dtype=float)
         self._mount_xyz = np.array((mount.X(), mount.Y(), mount.Z()))
+        # The last frame's observations: (frame, ids, result).
+        self._last: tuple[Frame, tuple[int, ...] | None, tuple[
+            tuple[int, ...], np.ndarray, np.ndarray]] | None = None
 
     def _observations(self, frame: Frame, ids: Sequence[int] | None = None
                       ) -> tuple[tuple[int, ...], np.ndarray, np.ndarray]:
         """(ids, field corners (n, 3) m, undistorted normalized image points (n, 2)) of the
         frame's tags in the layout (``ids``: only those)."""
-        tags = [t for t in frame.tags if t.id in self._corners and (ids is None or t.id in ids)]
+        key = None if ids is None or all(t.id in ids for t in frame.tags) else tuple(ids)
+        if self._last is not None and self._last[0] is frame and self._last[1] == key:
+            return self._last[2]  # MegaTag2 and MegaTag1's stddevs of one frame: the same
+        tags = [t for t in frame.tags if t.id in self._corners and (key is None or t.id in key)]
         if not tags:
             return (), np.empty((0, 3)), np.empty((0, 2))
         points = np.concatenate([self._corners[t.id] for t in tags])
@@ -168,7 +154,9 @@ class TagLocalizer:
         uv = (pix - self._principal) / self._focal
         if self._distorted:
             uv = undistort(uv.T.copy(), self._dist).T
-        return tuple(t.id for t in tags), points, uv
+        out = tuple(t.id for t in tags), points, uv
+        self._last = frame, key, out
+        return out
 
     def _optical(self, robot_rot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(W, mount offset): W (3, 3) takes field vectors to the optical frame for a robot
@@ -188,34 +176,39 @@ class TagLocalizer:
             return None
         w, offset = self._optical(rotation_matrix(roll, pitch, yaw))
         b = (points - offset) @ w.T  # (n, 3): optical-frame points for the robot at (0, 0)
-        g = w[:, :2]  # d(optical point) / d(-x, -y)
+        gx, gy = w[:, 0], w[:, 1]  # d(optical point) / d(-x), d(-y)
+        g2 = w[2, :2]
         f = self._focal_column  # (2, 1): fx, fy
         uv_t = uv.T  # (2, n)
         # Closed form: the point seen must lie on its ray, o_x - u·o_z = 0 and
         # o_y - v·o_z = 0 with o = b - g·(x, y): linear in (x, y), rows scaled to pixels.
-        rows = (f[:, :, None] * (g[:2, None, :] - uv_t[:, :, None] * g[2])).reshape(-1, 2)
+        rows = (f[:, :, None] * (w[:2, None, :2] - uv_t[:, :, None] * g2)).reshape(-1, 2)
         rhs = (f * (b[:, :2].T - uv_t * b[:, 2])).ravel()
-        xy = _solve2(rows, rhs)
+        x, y, _, _ = _solve2(rows, rhs)
         obs = (uv_t * f).ravel()  # u rows, then v rows, px
         for _ in range(GAUSS_NEWTON_STEPS):
-            jac, resid = _linearize(b, g, xy, f, obs)
-            if jac is None:
+            o = b - (gx * x + gy * y)
+            z = o[:, 2]
+            if not z.min() > MIN_DEPTH:  # also NaN
                 return None
-            step = _solve2(jac, resid)
-            xy = xy + step
-            if not np.abs(step).max() > STEP_TOLERANCE:  # also stops on NaN
+            pix = o[:, :2].T / z  # (2, n) normalized
+            jac = (f[:, :, None] * (pix[:, :, None] * g2 - w[:2, None, :2])
+                   / z[:, None]).reshape(-1, 2)
+            resid = obs - (pix * f).ravel()
+            dx, dy, a, det = _solve2(jac, resid)
+            x, y = x + dx, y + dy
+            if not max(abs(dx), abs(dy)) > STEP_TOLERANCE:  # also stops on NaN
                 break
-        if (jac is None or not np.isfinite(xy).all()
-                or not (b - xy @ g.T)[:, 2].min() > MIN_DEPTH):
+        if not (math.isfinite(x) and math.isfinite(y)
+                and (b - (gx * x + gy * y))[:, 2].min() > MIN_DEPTH):
             return None
         # The last step was below STEP_TOLERANCE: its Jacobian and its linear prediction
         # of the residual hold at the solution (to far below the noise).
-        resid = resid - jac @ step
-        a, _, det = _normal2(jac, resid)
+        resid = resid - jac @ np.array((dx, dy))
         sigma = self.spec.pixel_noise
         std_x = sigma * math.sqrt(a[3] / det)  # σ·sqrt of the diagonal of (JᵀJ)⁻¹
         std_y = sigma * math.sqrt(a[0] / det)
-        return MegaTag2Estimate(float(xy[0]), float(xy[1]), std_x, std_y, ids,
+        return MegaTag2Estimate(x, y, std_x, std_y, ids,
                                 math.sqrt(float(resid @ resid) / len(points)))
 
     def megatag1_stddevs(self, frame: Frame, pose: Sequence[float],
@@ -226,15 +219,32 @@ class TagLocalizer:
         _, points, _ = self._observations(frame, ids)
         if len(points) == 0 or not all(map(math.isfinite, pose)):
             return [0.0] * 6
-        x0 = np.array([*pose[:3], *(math.radians(a) for a in pose[3:6])])
-        # Central differences, all 12 perturbed poses projected at once.
-        params = x0 + np.concatenate((np.eye(6), -np.eye(6))) * _DIFF_STEP  # (12, 6)
-        rot = _rotation_matrices(params[:, 3], params[:, 4], params[:, 5])  # (12, 3, 3)
-        w = _NWU_TO_OPTICAL @ (rot @ self._mount_rot).transpose(0, 2, 1)
-        camera = params[:, :3] + rot @ self._mount_xyz  # (12, 3)
-        o = (points[None] - camera[:, None]) @ w.transpose(0, 2, 1)  # (12, n, 3)
-        pix = (o[..., :2] / o[..., 2:] * self._focal).transpose(0, 2, 1).reshape(12, -1)
-        jac = ((pix[:6] - pix[6:]) / (2.0 * _DIFF_STEP)).T  # (2n, 6)
+        roll, pitch, yaw = (math.radians(a) for a in pose[3:6])
+        rot = rotation_matrix(roll, pitch, yaw)
+        w, offset = self._optical(rot)
+        rel = points - np.asarray(pose[:3], dtype=float)  # (n, 3): P - t
+        o = (rel - offset) @ w.T  # optical frame
+        z = o[:, 2]
+        if not z.min() > MIN_DEPTH:
+            return [math.inf] * 6
+        # d(optical point) for a robot moved by dt and turned by a small field-frame rotation
+        # ω: do = -W·dt + W·((P - t) × ω), ω = droll·Rz·Ry·x + dpitch·Rz·y + dyaw·z (the
+        # axes of WPILib's extrinsic x-y-z angles). d: (n, optical xyz, unknown).
+        cy, sy, cp, sp = math.cos(yaw), math.sin(yaw), math.cos(pitch), math.sin(pitch)
+        axes = np.array(((cy * cp, sy * cp, -sp), (-sy, cy, 0.0), (0.0, 0.0, 1.0)))
+        d = np.empty((len(points), 3, 6))
+        d[:, :, :3] = -w
+        # W·((P - t) × a) = W·[a]×ᵀ·(P - t): for the three axes a, one product (as rows:
+        # (P - t)·[a]×·Wᵀ).
+        ax = axes.T  # (xyz, axis)
+        zero = np.zeros(3)
+        skew = np.array(((zero, -ax[2], ax[1]), (ax[2], zero, -ax[0]),
+                         (-ax[1], ax[0], zero))).transpose(2, 0, 1)  # (axis, 3, 3): [a]×
+        rows = (skew @ w.T).transpose(1, 0, 2).reshape(3, 9)  # (xyz, axis·optical)
+        d[:, :, 3:] = (rel @ rows).reshape(-1, 3, 3).transpose(0, 2, 1)
+        jac = np.concatenate((self._focal[0] * (d[:, 0] - (o[:, 0] / z)[:, None] * d[:, 2]),
+                              self._focal[1] * (d[:, 1] - (o[:, 1] / z)[:, None] * d[:, 2])))
+        jac /= np.concatenate((z, z))[:, None]
         sigma = self.spec.pixel_noise
         if sigma == 0.0:
             return [0.0] * 6

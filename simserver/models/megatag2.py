@@ -14,7 +14,9 @@ Standard deviations (Limelight's ``stddevs``): the covariance of a least-squares
 independent Gaussian corner noise of σ px per coordinate, σ²·(JᵀJ)⁻¹, J the Jacobian of the
 corner pixels with respect to the unknowns, at the solution. MegaTag2's unknowns are x and y
 (z, roll, pitch and yaw are given, not estimated: 0); MegaTag1's are all six of the robot's
-pose (the multi-tag solution's tags, or the single tag). Angles in degrees.
+pose (the multi-tag solution's tags, or the single tag). Angles in degrees. With lens
+distortion σ is taken as is in undistorted pixels (the distortion's local magnification,
+a few % near the image edge, is left out).
 
     >>> import math
     >>> from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
@@ -52,7 +54,6 @@ GAUSS_NEWTON_STEPS = 20  # at most; stops once a step is below STEP_TOLERANCE (2
 STEP_TOLERANCE = 1e-7  # m: far below any noise; without noise the first step is ~1e-15
 UNDISTORT_STEPS = 20  # Newton steps inverting the lens distortion, at most
 MIN_DEPTH = 1e-3  # m: a solution with a corner nearer the image plane than this is rejected
-_DIFF_STEP = 1e-6  # m or rad: central differences for MegaTag1's Jacobian
 
 
 class MegaTag2Estimate(NamedTuple):
@@ -76,15 +77,6 @@ def rotation_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
     return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
                      [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
                      [-sp, cp * sr, cp * cr]])
-
-
-def _rotation_matrices(roll: np.ndarray, pitch: np.ndarray, yaw: np.ndarray) -> np.ndarray:
-    """:func:`rotation_matrix` of arrays of angles (k,): (k, 3, 3)."""
-    cr, sr, cp, sp = np.cos(roll), np.sin(roll), np.cos(pitch), np.sin(pitch)
-    cy, sy = np.cos(yaw), np.sin(yaw)
-    return np.stack((cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr,
-                     sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr,
-                     -sp, cp * sr, cp * cr), axis=-1).reshape(-1, 3, 3)
 
 
 def undistort(uv: np.ndarray, coefficients: Sequence[float]) -> np.ndarray:

@@ -13,7 +13,10 @@ What is measured
     time the same camera with an object detector (``pipeline = "pieces"``) among
     ``PIECES`` balls scattered over the field (most out of view: culled by range, class and
     a cone around the optical axis with numpy before any projection), with and without the
-    ten elements; "targets/frame" is then pieces detected.
+    ten elements; "targets/frame" is then pieces detected. A last row times what a Limelight
+    adds to a frame with tags (:mod:`simserver.models.megatag2`): MegaTag2's solve with the
+    true heading and the standard deviations of both MegaTags (``stddevs``), on the frames of
+    the first row (captured once, with noise; frames without tags left out).
 
 Reference
     In the same run, photonlibpy's ``PhotonCameraSim.process`` on the identical camera poses
@@ -59,6 +62,7 @@ from wpimath.geometry import Pose2d, Pose3d, Rotation2d, Rotation3d, Transform3d
 from simserver.field.seasons import season_fiducials
 from simserver.models.camera import Camera, CameraSpec
 from simserver.models.detection import Detectables, DetectorSpec
+from simserver.models.megatag2 import TagLocalizer
 from simserver.models.obstacles import Obstacle
 
 try:
@@ -186,6 +190,31 @@ def measure_vision(poses: int = 200, repeats: int = 7) -> dict[str, Any]:
             return sum(len(capture(0.0, p, balls).pieces) for p in robots)
         return loop
 
+    def megatags() -> tuple[Callable[[], int], int]:
+        spec = CameraSpec("benchmark", MOUNT, WIDTH, HEIGHT, intrinsics=INTRINSICS,
+                          pixel_noise=NOISE_PX, latency_std=0.0)
+        cam = Camera(spec, tags, rng=np.random.default_rng(0))
+        localizer = TagLocalizer(spec, tags)
+        frames = [f for f in (cam.capture(0.0, p) for p in robots) if f.tags]
+        mount_inverse = MOUNT.inverse()
+        mt1 = []  # MegaTag1's robot pose [x, y, z, roll, pitch, yaw] and its tags
+        for f in frames:
+            if f.multitag is not None:
+                r = Pose3d().transformBy(f.multitag.field_to_camera).transformBy(mount_inverse)
+                a = r.rotation()
+                mt1.append(([r.X(), r.Y(), r.Z(), *map(math.degrees, (a.X(), a.Y(), a.Z()))],
+                            f.multitag.ids))
+            else:  # one tag: its pose, near the robot's (the cost does not depend on it)
+                mt1.append(([*f.robot_pose[:2], 0.0, 0.0, 0.0, math.degrees(f.robot_pose[2])],
+                            None))
+
+        def loop() -> int:
+            for f, (pose, ids) in zip(frames, mt1, strict=True):
+                localizer.megatag2(f, f.robot_pose[2])
+                localizer.megatag1_stddevs(f, pose, ids)
+            return sum(len(f.tags) for f in frames)
+        return loop, len(frames)
+
     def reference(noise: float) -> Callable[[], int]:
         sim, targets = make_reference(noise)
 
@@ -203,22 +232,26 @@ def measure_vision(poses: int = 200, repeats: int = 7) -> dict[str, Any]:
         f"simserver detector, {PIECES} pieces + occlusion by 10 elements":
             detector(field_elements()),
     }
+    megatag_loop, megatag_frames = megatags()
+    megatag_row = "simserver Limelight MegaTag2 + stddevs (frames with tags)"
+    cases[megatag_row] = megatag_loop
+    frames_of = {name: len(robots) for name in cases} | {megatag_row: megatag_frames}
     for loop in cases.values():  # warm-up
         loop()
     runs: dict[str, list[float]] = {name: [] for name in cases}
-    seen: dict[str, int] = {}
+    seen: dict[str, float] = {}
     names = list(cases)
     for r in range(repeats):
         for name in (names if r % 2 == 0 else names[::-1]):
-            us, count = _time(cases[name], len(robots))
+            us, count = _time(cases[name], frames_of[name])
             runs[name].append(us)
-            seen[name] = count
+            seen[name] = count / frames_of[name]
     return {
         "poses": len(robots),
         "repeats": repeats,
         "load": os.getloadavg()[0] if hasattr(os, "getloadavg") else math.nan,
         "rows": {name: {"best": min(v), "median": statistics.median(v),
-                        "targets": seen[name] / len(robots)} for name, v in runs.items()},
+                        "targets": seen[name]} for name, v in runs.items()},
     }
 
 

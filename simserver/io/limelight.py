@@ -8,10 +8,12 @@ topics are declared in :data:`TOPICS` (docs/protocol.md lists them); a robot pos
 (``botpose*``) is [x m, y m, z m, roll°, pitch°, yaw°, latency ms, tag count, tag span m, mean
 tag distance m, mean tag area %] then 7 values per tag [id, txnc, tync, ta, distance to camera
 m, distance to robot m, ambiguity]: MegaTag1 (``botpose*``) is the multi-tag solution with two
-or more tags, the single-tag one with one, zeros with none; MegaTag2 (``botpose_orb*``) solves
-the position with the robot yaw the robot program last sent in ``robot_orientation_set``
-before the capture (that yaw, roll and pitch 0), zeros and tag count 0 until a yaw has been
-received. The field-centre and red-wall poses need the field size.
+or more tags, the single-tag one with one, zeros with none; MegaTag2 (``botpose_orb*``) is
+the position solved from all tags' corners at once with the robot's orientation given
+(:mod:`simserver.models.megatag2`): the one robot code sent on ``robot_orientation_set``
+before the capture, or the camera's own IMU, as ``imumode_set`` says
+(:mod:`simserver.io.limelight_heading`); zeros with no tag. ``stddevs`` holds the standard
+deviations of both. The field-centre and red-wall poses need the field size.
 
 A detector camera (``CameraSpec.detector``) sees no tags: its primary target (``tv``, ``tx``,
 ``ty``, ``txnc``, ``tync``, ``ta``) is the largest piece, ``tid`` is -1, ``tclass`` is its
@@ -26,7 +28,6 @@ stamped at the publish time that is the capture time.
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
@@ -34,17 +35,14 @@ import ntcore
 from wpimath.geometry import Pose3d
 
 from simserver.contract.topics import TopicGroup, TopicSpec
+from simserver.io.limelight_heading import HeadingSource
 from simserver.models.camera import (
     CameraSpec,
     Fiducial,
     Frame,
-    megatag2_position,
     min_area_rect,
 )
-
-# robot_orientation_set samples kept to find the yaw at a capture time (about 2 s at 50 Hz).
-ORIENTATION_HISTORY = 100
-
+from simserver.models.megatag2 import TagLocalizer
 
 TABLE = "/<table>"
 POSE_LAYOUT = "m, m, m, deg, deg, deg, ms, count, m, m, %, then 7 per tag"
@@ -77,9 +75,10 @@ BOTPOSE_WPIBLUE = _pose("botpose_wpiblue", "MegaTag1 robot pose from the blue or
                         "per-tag data.")
 BOTPOSE = _pose("botpose", "MegaTag1 robot pose from the field centre.")
 BOTPOSE_WPIRED = _pose("botpose_wpired", "MegaTag1 robot pose from the red origin.")
-BOTPOSE_ORB_WPIBLUE = _pose("botpose_orb_wpiblue", "MegaTag2 robot pose from the blue origin, "
-                            "using the yaw the robot program sends on "
-                            "`robot_orientation_set`.")
+BOTPOSE_ORB_WPIBLUE = _pose("botpose_orb_wpiblue", "MegaTag2 robot pose from the blue origin: "
+                            "the position from all tags' corners in one solve, with the "
+                            "orientation the robot program sends on `robot_orientation_set` "
+                            "(or the internal IMU's, see `imumode_set`).")
 BOTPOSE_ORB = _pose("botpose_orb", "MegaTag2 robot pose from the field centre.")
 BOTPOSE_ORB_WPIRED = _pose("botpose_orb_wpired", "MegaTag2 robot pose from the red origin.")
 RAWFIDUCIALS = _spec("rawfiducials", "7 per tag", "id, txnc, tync, ta, distance to camera, "
@@ -91,8 +90,16 @@ RAWDETECTIONS = _spec("rawdetections", "12 per piece", "Detector cameras: class 
 T2D = _spec("t2d", "17 values", "Valid, count, tl, cl, tx, ty, txnc, tync, ta, tid, detector "
             "class id (-1 for tags), -1, long side px, short side px, horizontal extent px, "
             "vertical extent px, skew deg.", "double[]")
-ROBOT_ORIENTATION = _spec("robot_orientation_set", "deg", "Robot yaw (and rates) from the "
-                          "robot program, for MegaTag2.", "double[]", "in")
+STDDEVS = _spec("stddevs", "m, m, m, deg, deg, deg, twice", "Standard deviations of MegaTag1's "
+                "x, y, z, roll, pitch, yaw, then MegaTag2's, from the pose solve's covariance "
+                "with the corner noise (MegaTag2's z, roll, pitch, yaw are given: 0); zeros "
+                "for a pose not published.", "double[]")
+ROBOT_ORIENTATION = _spec("robot_orientation_set", "deg", "Robot yaw, yaw rate, pitch, pitch "
+                          "rate, roll, roll rate from the robot program, for MegaTag2 (zeros "
+                          "until sent).", "double[]", "in")
+IMU_MODE = _spec("imumode_set", "mode", "Limelight 4's IMU mode for MegaTag2: 0 external "
+                 "(`robot_orientation_set`), 1 external seeding the internal IMU, 2 internal, "
+                 "3/4 internal with assist (modelled as 2); double or integer.", "double", "in")
 DOUBLES = (TV, TX, TY, TXNC, TYNC, TA, TID, TL, CL, HB, GETPIPE)
 POSES = {  # (MegaTag2, origin) -> topic
     (False, "blue"): BOTPOSE_WPIBLUE, (False, "centre"): BOTPOSE, (False, "red"): BOTPOSE_WPIRED,
@@ -105,7 +112,8 @@ TOPICS = TopicGroup(
     "publish time in the robot's time base, so LimelightHelpers' timestamp (NT time - "
     "latency) is the capture time.",
     (*DOUBLES, BOTPOSE_WPIBLUE, BOTPOSE, BOTPOSE_WPIRED, BOTPOSE_ORB_WPIBLUE, BOTPOSE_ORB,
-     BOTPOSE_ORB_WPIRED, RAWFIDUCIALS, RAWDETECTIONS, T2D, TCLASS, ROBOT_ORIENTATION))
+     BOTPOSE_ORB_WPIRED, RAWFIDUCIALS, RAWDETECTIONS, T2D, STDDEVS, TCLASS, ROBOT_ORIENTATION,
+     IMU_MODE))
 
 
 class _Closable(Protocol):
@@ -130,7 +138,7 @@ def _pose_array(pose: Pose3d) -> list[float]:
 
 class LimelightPublisher:
     """Publishes one camera's frames as a Limelight does, on ``inst``, and reads the robot's
-    ``robot_orientation_set``.
+    ``robot_orientation_set`` and ``imumode_set``.
 
     fiducials: the tag layout the Limelight knows (for its robot poses). robot_time: maps
     simulated time (s) to the robot program's NT server time (s). field_size: (length m,
@@ -154,40 +162,16 @@ class LimelightPublisher:
                          for s in DOUBLES}
         arrays = [p for (_, origin), p in POSES.items()
                   if origin == "blue" or field_size is not None] + [RAWFIDUCIALS,
-                                                                    RAWDETECTIONS, T2D]
+                                                                    RAWDETECTIONS, T2D,
+                                                                    STDDEVS]
         self._arrays = {s: inst.getDoubleArrayTopic(s.at(table=self.table)).publish(opts)
                         for s in arrays}
         self._tclass = inst.getStringTopic(TCLASS.at(table=self.table)).publish(opts)
-        self._orientation = inst.getDoubleArrayTopic(
-            ROBOT_ORIENTATION.at(table=self.table)).subscribe(
-            [], ntcore.PubSubOptions(sendAll=True, pollStorage=ORIENTATION_HISTORY))
-        self._yaws: deque[tuple[int, float]] = deque(maxlen=ORIENTATION_HISTORY)
+        self._heading = HeadingSource(inst, ROBOT_ORIENTATION.at(table=self.table),
+                                      IMU_MODE.at(table=self.table), spec.name)
+        self._localizer = TagLocalizer(spec, fiducials)
         self._k = spec.camera_matrix()
         self._centre = ((spec.width - 1) / 2.0, (spec.height - 1) / 2.0)
-
-    # --- robot orientation ----------------------------------------------------------------
-
-    def _read_orientation(self) -> None:
-        for sample in self._orientation.readQueue():
-            value = sample.value
-            if len(value) >= 1 and math.isfinite(value[0]):
-                self._yaws.append((int(sample.serverTime), math.radians(value[0])))
-
-    def robot_yaw(self, robot_time_us: int | None = None) -> float | None:
-        """The yaw (rad) the robot program sent last at or before ``robot_time_us`` (its NT
-        server time, µs; the latest when None, the oldest kept if all are later); None if it
-        has sent none."""
-        self._read_orientation()
-        if not self._yaws:
-            return None
-        if robot_time_us is None:
-            return self._yaws[-1][1]
-        chosen = self._yaws[0][1]
-        for t, yaw in self._yaws:
-            if t > robot_time_us:
-                break
-            chosen = yaw
-        return chosen
 
     # --- publishing -----------------------------------------------------------------------
 
@@ -226,12 +210,17 @@ class LimelightPublisher:
 
         mt1 = self._megatag1(frame)
         mt2 = None
-        yaw = self.robot_yaw(capture_us)
-        if yaw is not None:
-            xy = megatag2_position(frame, yaw, self._spec.robot_to_camera,
-                                   self._tag_positions)
-            if xy is not None:
-                mt2 = [xy[0], xy[1], 0.0, 0.0, 0.0, math.degrees(yaw)]
+        std = [0.0] * 12
+        if mt1 is not None:
+            ids = frame.multitag.ids if frame.multitag is not None else None
+            std[:6] = self._localizer.megatag1_stddevs(frame, mt1, ids)
+        o = self._heading.at_capture(frame.robot_pose[2], capture_us)  # every frame: seeding
+        if frame.tags:
+            est = self._localizer.megatag2(frame, o.yaw, o.pitch, o.roll)
+            if est is not None:
+                mt2 = [est.x, est.y, 0.0, math.degrees(o.roll), math.degrees(o.pitch),
+                       math.degrees(o.yaw)]
+                std[6:8] = est.std_x, est.std_y
         empty = [0.0] * 6 + [latency_ms, 0.0, 0.0, 0.0, 0.0]
         tail = [latency_ms, *stats, *raw]
         for megatag2, pose in ((False, mt1), (True, mt2)):
@@ -248,6 +237,7 @@ class LimelightPublisher:
             for origin, array in arrays.items():
                 _set_array(self._arrays[POSES[(megatag2, origin)]], array, nt_time)
         _set_array(self._arrays[RAWFIDUCIALS], raw, nt_time)
+        _set_array(self._arrays[STDDEVS], std, nt_time)
 
         detections: list[float] = []
         for p in frame.pieces:  # box corners from top-left, clockwise on the image
@@ -308,5 +298,5 @@ class LimelightPublisher:
                                        self._tclass]
         for pub in publishers:
             pub.close()
-        self._orientation.close()
+        self._heading.close()
 

@@ -358,6 +358,43 @@ class DetectionFrame(Frame):
 # --- geometry helpers --------------------------------------------------------------------
 
 
+def distort(uv: np.ndarray, coefficients: Sequence[float]) -> np.ndarray:
+    """OpenCV's lens distortion (k1, k2, p1, p2, k3) of normalized image points (2, ...),
+    u and v first."""
+    k1, k2, p1, p2, k3 = coefficients
+    u, v = uv[0], uv[1]
+    r2 = u * u + v * v
+    radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
+    cross = u * v
+    out = uv * radial
+    out[0] += 2.0 * p1 * cross + p2 * (r2 + 2.0 * u * u)
+    out[1] += p1 * (r2 + 2.0 * v * v) + 2.0 * p2 * cross
+    return out
+
+
+def distortion_jacobian(uv: np.ndarray, coefficients: Sequence[float]
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The Jacobian [[a11, a12], [a12, a22]] (symmetric) of :func:`distort` at normalized
+    image points (2, ...): the three distinct entries, each shaped like ``uv[0]``."""
+    k1, k2, p1, p2, k3 = coefficients
+    u, v = uv[0], uv[1]
+    r2 = u * u + v * v
+    radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
+    dradial = k1 + r2 * (2.0 * k2 + 3.0 * k3 * r2)  # d radial / d r2
+    a11 = radial + 2.0 * u * u * dradial + 2.0 * p1 * v + 6.0 * p2 * u
+    a12 = 2.0 * u * v * dradial + 2.0 * p1 * u + 2.0 * p2 * v  # = a21
+    a22 = radial + 2.0 * v * v * dradial + 6.0 * p1 * v + 2.0 * p2 * u
+    return a11, a12, a22
+
+
+def fiducial_corners(fiducial: Fiducial) -> np.ndarray:
+    """The four corners (4, 3) of a tag's black square in the field, m, in PhotonVision's
+    order (the order of :attr:`TagObservation.corners`)."""
+    rot = np.asarray(fiducial.pose.rotation().toMatrix(), dtype=float)
+    centre = np.array((fiducial.pose.X(), fiducial.pose.Y(), fiducial.pose.Z()))
+    return (_UNIT_CORNERS * fiducial.size) @ rot.T + centre
+
+
 def _pose_tuple(pose: Pose2d | Sequence[float]) -> tuple[float, float, float]:
     """(x, y, heading) floats from a Pose2d or a 3-sequence; NaNs when unusable."""
     try:
@@ -729,28 +766,13 @@ class Camera:
 
     def _distort(self, uv: np.ndarray) -> np.ndarray:
         """OpenCV's lens distortion of normalized image points (2, ...), u and v first."""
-        k1, k2, p1, p2, k3 = self._dist
-        u, v = uv[0], uv[1]
-        r2 = u * u + v * v
-        radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
-        cross = u * v
-        out = uv * radial
-        out[0] += 2.0 * p1 * cross + p2 * (r2 + 2.0 * u * u)
-        out[1] += p1 * (r2 + 2.0 * v * v) + 2.0 * p2 * cross
-        return out
+        return distort(uv, self._dist)
 
     def _undistort_noise(self, uv: np.ndarray, noise: np.ndarray) -> np.ndarray:
         """Map pixel noise (2, ...) at distorted points to undistorted pixels (first order:
         the inverse of the distortion's Jacobian at the true normalized points ``uv``)."""
-        k1, k2, p1, p2, k3 = self._dist
         fx, fy, _, _ = self._k
-        u, v = uv[0], uv[1]
-        r2 = u * u + v * v
-        radial = 1.0 + r2 * (k1 + r2 * (k2 + r2 * k3))
-        dradial = k1 + r2 * (2.0 * k2 + 3.0 * k3 * r2)  # d radial / d r2
-        a11 = radial + 2.0 * u * u * dradial + 2.0 * p1 * v + 6.0 * p2 * u
-        a12 = 2.0 * u * v * dradial + 2.0 * p1 * u + 2.0 * p2 * v  # = a21
-        a22 = radial + 2.0 * v * v * dradial + 6.0 * p1 * v + 2.0 * p2 * u
+        a11, a12, a22 = distortion_jacobian(uv, self._dist)
         det = a11 * a22 - a12 * a12
         det = np.where(np.abs(det) > 1e-9, det, 1e-9)
         nu, nv = noise[0] / fx, noise[1] / fy
@@ -1064,34 +1086,6 @@ class VisionSystem:
                   for f in cam.update(time, robot_pose, pieces, robots)]
         frames.sort(key=lambda f: f.delivery_time)
         return frames
-
-
-def megatag2_position(frame: Frame, yaw: float, robot_to_camera: Transform3d,
-                      tag_positions: dict[int, tuple[float, float, float]]
-                      ) -> tuple[float, float] | None:
-    """Robot (x, y) m from a frame's tags given the robot's yaw (rad), MegaTag2-style.
-
-    Each tag's measured camera-to-tag translation is rotated into the field by the given yaw
-    (and the mount), the camera position follows from the tag's known position, and the
-    estimates of all tags are averaged. None without tags or with a non-finite yaw.
-    """
-    if not frame.tags or not math.isfinite(yaw):
-        return None
-    c, s = math.cos(yaw), math.sin(yaw)
-    mount = np.asarray(robot_to_camera.rotation().toMatrix(), dtype=float)
-    mt = robot_to_camera.translation()
-    xs, ys = [], []
-    for tag in frame.tags:
-        pos = tag_positions.get(tag.id)
-        if pos is None:
-            continue
-        bt = tag.best.translation()
-        vec = mount @ np.array([bt.X(), bt.Y(), bt.Z()]) + np.array([mt.X(), mt.Y(), mt.Z()])
-        xs.append(pos[0] - (c * vec[0] - s * vec[1]))
-        ys.append(pos[1] - (s * vec[0] + c * vec[1]))
-    if not xs:
-        return None
-    return float(np.mean(xs)), float(np.mean(ys))
 
 
 def min_area_rect(corners: tuple[tuple[float, float], ...]) -> list[tuple[float, float]]:

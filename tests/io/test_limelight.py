@@ -11,6 +11,7 @@ array has 11 + 7·count values. References: the true robot pose and tag geometry
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from wpimath.geometry import Pose2d, Pose3d, Rotation2d, Rotation3d, Transform3d
 from simserver.field.seasons import season_fiducials
 from simserver.io.limelight import LimelightPublisher, limelight_table
 from simserver.models.camera import Camera, CameraSpec
+from simserver.models.megatag2 import TagLocalizer
 from tests.ntutil import client, free_port, wait_for
 
 pytestmark = pytest.mark.network
@@ -68,10 +70,12 @@ class Robot:
         every = ntcore.PubSubOptions(sendAll=True, pollStorage=500, keepDuplicates=True)
         self.arrays = {k: t.getDoubleArrayTopic(k).subscribe([], every) for k in (
             "botpose_wpiblue", "botpose_orb_wpiblue", "botpose", "botpose_wpired",
-            "rawfiducials", "t2d")}
+            "rawfiducials", "t2d", "stddevs")}
         self.doubles = {k: t.getDoubleTopic(k).subscribe(math.nan, every) for k in (
             "tv", "tx", "ty", "txnc", "tync", "ta", "tid", "tl", "cl", "hb")}
         self.orientation = t.getDoubleArrayTopic("robot_orientation_set").publish()
+        # LimelightHelpers.SetIMUMode writes a double; some team code an integer topic.
+        self.imu_mode = t.getIntegerTopic("imumode_set").publish()
         self.sent_yaws: list[tuple[int, float]] = []  # (robot time µs, yaw deg)
 
     def set_robot_orientation(self, yaw_deg: float) -> None:
@@ -92,10 +96,12 @@ class Robot:
         ntcore.NetworkTableInstance.destroy(self.inst)
 
 
-def run(seconds: float, noise: float, send_yaw: bool, yaw_bias: float = 0.0, spin: float = 0.0
+def run(seconds: float, noise: float, send_yaw: bool, yaw_bias: float = 0.0, spin: float = 0.0,
+        imu_modes: tuple[tuple[float, int], ...] = ()
         ) -> tuple[dict[int, object], Robot, dict, float, float]:
     """Drive in front of the blue hub for ``seconds``; returns the frames by robot publish
-    time (µs), the robot, what it read, and the clock mapping (t0 µs, offset µs)."""
+    time (µs), the robot, what it read, and the clock mapping (t0 µs, offset µs).
+    ``imu_modes``: (time s, mode) the robot sets ``imumode_set`` to, in order."""
     port = free_port()
     robot = Robot(port, limelight_table("front"))
     inst = client(port, "simserver")
@@ -115,8 +121,11 @@ def run(seconds: float, noise: float, send_yaw: bool, yaw_bias: float = 0.0, spi
         pub = LimelightPublisher(inst, spec, TAGS, robot_time, FIELD)
         frames = {}
         next_tick = time.monotonic()
+        modes = list(imu_modes)
         while (t := (ntcore._now() - t0) / 1e6) < seconds:
             pose = (2.0 + 0.25 * t, 4.2 + 0.3 * math.sin(t), 0.2 * math.sin(0.7 * t) + spin * t)
+            while modes and modes[0][0] <= t:
+                robot.imu_mode.set(modes.pop(0)[1])
             if send_yaw:
                 robot.set_robot_orientation(math.degrees(pose[2] + yaw_bias))
             for frame in cam.update(t, pose):
@@ -239,14 +248,133 @@ def test_megatag2_uses_the_yaw_the_robot_sent_before_the_capture():
     assert errors and min(errors) > 0.05  # 5° about tags 1.5-3 m away: 0.13-0.26 m
 
 
-def test_without_robot_orientation_megatag2_reports_no_tags():
+def test_without_robot_orientation_megatag2_solves_with_yaw_zero():
+    """Until robot code sends an orientation, the Limelight's holds zeros: MegaTag2 solves
+    with yaw 0 (its pose is the fit of the corners with that heading, the tags counted),
+    and MegaTag1 is unaffected."""
     frames, _, got, *_ = run(1.0, noise=0.0, send_yaw=False)
-    arrays = list(got["botpose_orb_wpiblue"].values())
-    assert arrays and all(len(a) == 11 and a[7] == 0.0 for a in arrays)
-    assert any(frame.tags for frame in frames.values())
+    localizer = TagLocalizer(CameraSpec("front", MOUNT, 1280, 960,
+                                        fov_diagonal=math.radians(75)), TAGS)
+    checked = 0
+    for nt_time, values in got["botpose_orb_wpiblue"].items():
+        frame = frames[nt_time]
+        if not frame.tags:
+            assert len(values) == 11 and values[7] == 0.0
+            continue
+        est = localizer.megatag2(frame, 0.0)
+        assert values[7] == len(frame.tags) and values[2:6] == [0.0] * 4
+        assert values[:2] == pytest.approx([est.x, est.y], abs=1e-9)
+        checked += 1
+    assert checked > 10
+
+
+def test_stddevs_hold_both_megatags_standard_deviations():
+    """``stddevs``: 12 values per frame, MegaTag1's x, y, z, roll, pitch, yaw then
+    MegaTag2's; with noise and tags in view MegaTag1's six and MegaTag2's x and y are
+    positive and finite, MegaTag2's z, roll, pitch, yaw 0 (given, not estimated), and
+    MegaTag2's x, y no larger than MegaTag1's (one solve with the heading known); all
+    zeros without tags."""
+    frames, _, got, *_ = run(1.5, noise=0.3, send_yaw=True)
+    with_tags = 0
+    for nt_time, std in got["stddevs"].items():
+        frame = frames[nt_time]
+        assert len(std) == 12
+        if not frame.tags:
+            assert std == [0.0] * 12
+            continue
+        assert all(0.0 < v < math.inf for v in std[:8]) and std[8:] == [0.0] * 4
+        assert std[6] <= std[0] * 1.01 and std[7] <= std[1] * 1.01
+        with_tags += 1
+    assert with_tags > 10
+
+
+def test_imumode_internal_uses_the_cameras_imu_and_mode_1_seeds_it():
+    """imumode_set (an integer topic here): mode 0 for the first 0.8 s uses the yaw robot
+    code sends, 10° off; mode 2 then gives the camera's own IMU heading, the true one within
+    0.3° (σ 0.05°) whatever robot code sends. A second run seeds it in mode 1 with the 10°
+    offset, then mode 2 keeps that offset (within 0.3°), as seeding a real IMU does."""
+    bias = math.radians(10)
+    frames, _, got, *_ = run(2.0, noise=0.0, send_yaw=True, yaw_bias=bias,
+                             imu_modes=((0.0, 0), (0.8, 2)))
+    external = internal = 0
+    for nt_time, values in got["botpose_orb_wpiblue"].items():
+        frame = frames[nt_time]
+        if not frame.tags:
+            continue
+        off = math.remainder(math.radians(values[5]) - frame.robot_pose[2], math.tau)
+        if frame.capture_time < 0.7:
+            assert off == pytest.approx(bias, abs=math.radians(1.5))  # the yaw sent
+            external += 1
+        elif frame.capture_time > 1.0:
+            assert abs(off) < math.radians(0.3)
+            assert math.hypot(values[0] - frame.robot_pose[0],
+                              values[1] - frame.robot_pose[1]) < 0.05
+            internal += 1
+    assert external > 5 and internal > 5
+
+    frames, _, got, *_ = run(2.0, noise=0.0, send_yaw=True, yaw_bias=bias,
+                             imu_modes=((0.0, 1), (1.0, 2)))
+    late = [math.remainder(math.radians(v[5]) - frames[t].robot_pose[2], math.tau)
+            for t, v in got["botpose_orb_wpiblue"].items()
+            if frames[t].tags and frames[t].capture_time > 1.2]
+    assert len(late) > 5 and all(abs(o - bias) < math.radians(0.3) for o in late)
 
 
 def test_limelight_table_names():
     assert limelight_table("front") == "limelight-front"
     assert limelight_table("limelight") == "limelight"
     assert limelight_table("limelight-left") == "limelight-left"
+
+
+def local_run(modes: list[float], seed: int = 5) -> list[list[float]]:
+    """Publish 30 seeded frames on a local ntcore instance (no network) with the robot's
+    yaw sent once and ``imumode_set`` written as a double before each of ``modes``' frames
+    (one mode per 10 frames); returns each frame's MegaTag2 array and stddevs, read back
+    and concatenated."""
+    inst = ntcore.NetworkTableInstance.create()
+    try:
+        table = limelight_table("front")
+        spec = CameraSpec("front", MOUNT, 1280, 960, fov_diagonal=math.radians(75),
+                          pixel_noise=0.3, latency_std=0.0)
+        pub = LimelightPublisher(inst, spec, TAGS, lambda t: ntcore._now() * 1e-6, FIELD)
+        inst.getDoubleArrayTopic(f"/{table}/robot_orientation_set").publish().set(
+            [20.0, 0.0, 0.0, 0.0, 0.0, 0.0])
+        mode = inst.getDoubleTopic(f"/{table}/imumode_set").publish()
+        opts = ntcore.PubSubOptions(keepDuplicates=True)
+        mt2 = inst.getDoubleArrayTopic(f"/{table}/botpose_orb_wpiblue").subscribe([], opts)
+        std = inst.getDoubleArrayTopic(f"/{table}/stddevs").subscribe([], opts)
+        cam = Camera(spec, TAGS, rng=np.random.default_rng(seed))
+        out = []
+        for k in range(30):
+            if k % 10 == 0:
+                mode.set(modes[k // 10])
+            pub.publish(cam.capture(0.02 * k, (2.5, 4.0, 0.1)))
+            out.append([*mt2.get(), *std.get()])
+        pub.close()
+    finally:
+        ntcore.NetworkTableInstance.destroy(inst)
+    return out
+
+
+def test_same_seed_and_inputs_give_identical_values():
+    """Determinism: the same seed and inputs publish bit-identical MegaTag2 arrays and
+    stddevs, the internal IMU's noise included (mode 2)."""
+    a, b = local_run([0, 2, 1]), local_run([0, 2, 1])
+    assert a == b
+    assert a != local_run([0, 2, 1], seed=6)
+
+
+def test_imumode_values_not_modelled_are_reported_once(caplog):
+    """Modes 3 and 4 (assisted): one warning each that the assist is not modelled, then
+    the internal heading (as 2); a value that is no mode (7, 1.5): one warning each, the
+    previous mode kept."""
+    with caplog.at_level(logging.WARNING, logger="simserver.io.limelight_heading"):
+        out = local_run([3, 7, 1.5])
+        local_run([4, 4, 4])
+    lines = [r.getMessage() for r in caplog.records]
+    assert sum("imumode_set 3" in m and "not modelled" in m for m in lines) == 1
+    assert sum("imumode_set 4" in m and "not modelled" in m for m in lines) == 1
+    assert sum("imumode_set 7 is not a mode" in m for m in lines) == 1
+    assert sum("imumode_set 1.5 is not a mode" in m for m in lines) == 1
+    # Internal heading throughout (the true 0.1 rad, not the 20° sent), noise σ 0.05°.
+    assert all(abs(math.radians(row[5]) - 0.1) < math.radians(0.3) for row in out)

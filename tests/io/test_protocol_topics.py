@@ -43,6 +43,7 @@ NOT_IN_THIS_RUN = {
     "/simserver/ds/joystick<n>/axes": "only with --enable",
     "/simserver/ds/joystick<n>/buttons": "only with --enable",
     "/<table>/robot_orientation_set": "published by the robot program (MegaTag2's input)",
+    "/<table>/imumode_set": "published by the robot program (MegaTag2's heading source)",
     **dict.fromkeys(("/simserver/pieces/<state>/<type>", "/simserver/pieces/scores/<alliance>",
                      "/simserver/pieces/goals/<goal>", "/simserver/pieces/picked_up",
                      "/simserver/pieces/shots", "/SmartDashboard/SimField/Pieces",

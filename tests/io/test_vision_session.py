@@ -10,16 +10,20 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
+from pathlib import Path
 
 import ntcore
 import pytest
 
 from simserver.config.loader import default_config_text
 from tests.io.photon_process import MOUNT, RobotProcess, needs_photonlibpy
-from tests.ntutil import FAST, SimserverProcess, client, free_port, wait_for
+from tests.ntutil import FAST, REPO, SimserverProcess, client, free_port, wait_for
 
 pytestmark = [pytest.mark.network, pytest.mark.slow]
 
+LIMELIGHT_ROBOT = Path(__file__).with_name("limelight_robot.py")
 START = 'start = { x = "2 m", y = "4 m", heading = "0 deg" }'
 X, Y, HEADING = 2.5, 4.0, math.radians(5.0)  # standing still, facing the blue hub's tags
 
@@ -112,3 +116,53 @@ def test_limelight_table_gives_botpose_and_targeting(tmp_path):
         ntcore.NetworkTableInstance.destroy(inst)
         sim.interrupt()
         sim.close()
+
+
+def test_limelight_megatag2_follows_the_heading_sent_and_the_internal_imu(tmp_path):
+    """`simserver run` beside a robot program (its own process) that calls
+    SetRobotOrientation every 20 ms and reads getBotPoseEstimate_wpiBlue_MegaTag2 and
+    `stddevs`: with the true heading sent, MegaTag2 is within 3 cm of where the robot stands
+    and its yaw is the one sent; with a heading 10° off it keeps that heading (as the device
+    does) and its position moves away; after SetIMUMode(2) the camera's own IMU gives the
+    true heading again (within 0.3°) and the position within 3 cm. Every estimate counts
+    tags and lists their raw fiducials; `stddevs` has 12 values, MegaTag2's x and y
+    positive."""
+    cfg, inputs = camera_config(tmp_path, "limelight")
+    port = free_port()
+    true_yaw = math.degrees(HEADING)
+    robot = subprocess.Popen(
+        [sys.executable, str(LIMELIGHT_ROBOT), "--port", str(port), "--yaw", str(true_yaw),
+         "--wrong-yaw", str(true_yaw + 10.0), "--wrong-after", "4", "--internal-after", "6",
+         "--seconds", "8"], cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        text=True)
+    sim = None
+    try:
+        assert robot.stdout is not None and robot.stdout.readline().strip() == "READY"
+        sim = SimserverProcess(cfg, "--server", f"127.0.0.1:{port}", "--inputs", inputs,
+                               "--duration", "60", log_dir=tmp_path)
+        out, err = robot.communicate(timeout=40)
+    finally:
+        if robot.poll() is None:
+            robot.kill()
+            robot.wait(10)
+        if sim is not None:
+            sim.interrupt()
+            sim.close()
+    assert robot.returncode == 0, err
+    estimates = [json.loads(line)["mt2"] for line in out.splitlines() if line.startswith("{")]
+    by_phase: dict[str, list[dict]] = {}
+    for e in estimates:
+        assert e["tag_count"] >= 1 and len(e["raw_ids"]) == e["tag_count"], e
+        assert len(e["stddevs"]) == 12 and e["stddevs"][6] > 0 and e["stddevs"][7] > 0, e
+        by_phase.setdefault(e["phase"], []).append(e)
+    assert all(len(by_phase.get(p, [])) > 10 for p in ("true", "wrong", "internal")), \
+        {p: len(v) for p, v in by_phase.items()}
+    for e in by_phase["true"]:
+        assert e["yaw"] == pytest.approx(true_yaw, abs=1e-9)
+        assert math.hypot(e["x"] - X, e["y"] - Y) < 0.03
+    for e in by_phase["wrong"]:
+        assert e["yaw"] == pytest.approx(true_yaw + 10.0, abs=1e-9)
+        assert math.hypot(e["x"] - X, e["y"] - Y) > 0.1
+    for e in by_phase["internal"]:
+        assert abs(e["yaw"] - true_yaw) < 0.3
+        assert math.hypot(e["x"] - X, e["y"] - Y) < 0.03

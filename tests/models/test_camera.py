@@ -25,7 +25,6 @@ from simserver.models.camera import (
     CameraSpec,
     Fiducial,
     VisionSystem,
-    megatag2_position,
     min_area_rect,
 )
 from simserver.models.obstacles import Obstacle
@@ -616,32 +615,6 @@ def test_bearing_target_hidden_by_a_field_element():
     assert Camera(level_camera(), bearing_targets=[target]).capture(0.0, (0, 0, 0)).bearings
     assert Camera(level_camera(), bearing_targets=[target], obstacles=[box]).capture(
         0.0, (0, 0, 0)).bearings == ()
-
-
-# --- MegaTag2-style position ------------------------------------------------------------------
-
-
-def test_megatag2_position_is_exact_with_the_true_yaw_and_rotates_with_a_wrong_one():
-    mount = Transform3d(Translation3d(0.2, 0.1, 0.4), Rotation3d(0, -0.2, 0.3))
-    tags = season_fiducials("2026")
-    positions = {t.id: (t.pose.X(), t.pose.Y(), t.pose.Z()) for t in tags}
-    cam = Camera(level_camera(robot_to_camera=mount), tags)
-    robot = (3.0, 2.5, 0.4)
-    frame = cam.capture(0.0, robot)
-    assert frame.tags
-    xy = megatag2_position(frame, robot[2], mount, positions)
-    assert xy == pytest.approx(robot[:2], abs=1e-9)
-    # With a yaw 5° off, each tag's estimate turns about that tag by 5°.
-    off = math.radians(5)
-    xy_off = megatag2_position(frame, robot[2] + off, mount, positions)
-    expected = []
-    for tag in frame.tags:
-        px, py, _ = positions[tag.id]
-        vx, vy = robot[0] - px, robot[1] - py
-        expected.append((px + vx * math.cos(off) - vy * math.sin(off),
-                         py + vx * math.sin(off) + vy * math.cos(off)))
-    assert xy_off == pytest.approx(tuple(np.mean(expected, axis=0)), abs=1e-9)
-    assert megatag2_position(frame, math.nan, mount, positions) is None
 
 
 def test_min_area_rect_of_rectangles_and_a_rotated_square():

@@ -14,7 +14,7 @@ PLUGINS := $(wildcard plugins/*/pyproject.toml)
 $(STAMP): pyproject.toml $(PLUGINS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test,robot]' $(foreach p,$(PLUGINS),-e $(dir $(p)))
+	$(BIN)/python -m pip install --quiet -e '.[test,robot,sweep]' $(foreach p,$(PLUGINS),-e $(dir $(p)))
 	touch $(STAMP)
 
 demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary, write build/demo.png

@@ -24,7 +24,7 @@ from simserver.sweeps.spec import Sweep
 #: Quantiles shown for each measured value.
 QUANTILES = (0.0, 0.05, 0.5, 0.95, 1.0)
 #: Record fields that measure the machine rather than the run (left out when comparing).
-MACHINE_FIELDS = ("timing", "host")
+MACHINE_FIELDS = ("timing", "host", "log")
 
 
 def repeat_command(sweep_file: str, index: int) -> str:

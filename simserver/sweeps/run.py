@@ -8,21 +8,20 @@ A record is what ``runs.jsonl`` holds for the run (docs/sweeps.md): every field 
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
-import signal
 import socket
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from simserver.config.issues import ConfigError
 from simserver.config.loader import loads
+from simserver.sweeps.launcher import Launcher
 from simserver.sweeps.sampling import RunPlan, config_text, run_source, run_table
 from simserver.sweeps.spec import ROBOT_MAIN, Sweep
 from simserver.util.ports import free_port
@@ -161,19 +160,39 @@ def _record(plan: RunPlan) -> dict[str, Any]:
             "timing": {"robot_start": None, "simulate": None, "total": None}}
 
 
+#: Set to 0 to start every robot program as a plain subprocess instead of forking it from a
+#: launcher (the two give the same runs; the launcher starts them faster).
+FORK_ENV = "SIMSERVER_SWEEP_FORK"
+_launchers: dict[Path, Launcher] = {}
+
+
+def _launcher(project: Path) -> Launcher:
+    """This process's launcher for ``project`` (started once, stopped at exit)."""
+    if project not in _launchers:
+        launcher = Launcher(project)
+        if os.environ.get(FORK_ENV, "1") == "0":
+            launcher.problem = f"{FORK_ENV}=0"
+        _launchers[project] = launcher
+        if len(_launchers) == 1:
+            atexit.register(_close_launchers)
+    return _launchers[project]
+
+
+def _close_launchers() -> None:
+    for launcher in _launchers.values():
+        launcher.close()
+
+
 class _RobotProgram:
     """The sweep's robot program under ``robotpy sim --nogui --simserver`` with a run's
     config, in a process group of its own, its output in the run's log."""
 
     def __init__(self, project: Path, files: RunFiles):
         self._log_path = files.log
-        self._log: IO[str] = files.log.open("w", encoding="utf-8")
         env = dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(files.config))
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "robotpy", "--main", str(project / ROBOT_MAIN), "sim",
-             "--nogui", "--simserver"], cwd=project, env=env, stdout=self._log,
-            stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            **_own_group())
+        self.program = _launcher(project).start(
+            ["-m", "robotpy", "--main", str(project / ROBOT_MAIN), "sim", "--nogui",
+             "--simserver"], project, env, files.log)
 
     def output(self) -> str:
         with contextlib.suppress(OSError):
@@ -182,38 +201,8 @@ class _RobotProgram:
 
     def finish(self) -> int | None:
         """Wait for the program to leave (simserver ended its run), stop it if it does not;
-        its exit status (None if it had to be killed)."""
-        status: int | None
-        try:
-            status = self.proc.wait(EXIT_GRACE)
-        except subprocess.TimeoutExpired:
-            _stop(self.proc)
-            status = None
-        self._log.close()
+        its exit status (None if it had to be stopped)."""
+        status = self.program.wait(EXIT_GRACE)
+        if status is None:
+            self.program.stop(EXIT_GRACE)
         return status
-
-
-def _own_group() -> dict[str, Any]:
-    """Popen arguments that put a child in a process group of its own, so stopping it stops
-    whatever it started."""
-    if os.name == "posix":
-        return {"start_new_session": True}
-    return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    """Terminate a child and its group, then kill it if it lingers."""
-    if os.name == "posix":
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGTERM)
-    else:
-        proc.terminate()
-    try:
-        proc.wait(EXIT_GRACE)
-    except subprocess.TimeoutExpired:
-        if os.name == "posix":
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(proc.pid, signal.SIGKILL)
-        else:
-            proc.kill()
-        proc.wait(EXIT_GRACE)

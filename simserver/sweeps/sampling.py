@@ -10,6 +10,7 @@ them), and the config table it runs with.
 from __future__ import annotations
 
 import copy
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,29 +44,33 @@ class RunPlan:
     values: dict[str, Any]
 
 
+def _rng(sweep_seed: int, index: int, stream: str) -> np.random.Generator:
+    """The random numbers of run ``index`` for ``stream`` (a key path, or "" for the run's
+    seed): from these three alone, so an entry's draws do not change when others are added,
+    whatever the hash seed."""
+    words = [sweep_seed, index, zlib.crc32(stream.encode("utf-8")), len(stream)]
+    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(words)))
+
+
 def plan_run(sweep: Sweep, index: int) -> RunPlan:
     """Run ``index``'s seed and values (``index`` from 0)."""
-    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([sweep.seed, index])))
-    seed = int(rng.integers(0, SEED_LIMIT))
-    values = {v.key: _draw(v, index, rng) for v in sweep.vary}  # key order: spec sorts them
+    seed = int(_rng(sweep.seed, index, "").integers(0, SEED_LIMIT))
+    values = {v.key: _draw(v, index, _rng(sweep.seed, index, v.key)) for v in sweep.vary}
     if "sim.seed" in values:
         seed = int(values["sim.seed"])
     return RunPlan(index, seed, values)
 
 
 def _draw(vary: Vary, index: int, rng: np.random.Generator) -> Any:
-    """The TOML value run ``index`` writes for ``vary``. Every entry draws from ``rng`` the
-    same way whatever its kind, so adding a ``values`` entry keeps the others' draws."""
-    u = float(rng.random())
-    z = float(rng.standard_normal())
+    """The TOML value run ``index`` writes for ``vary``, drawing from ``rng``."""
     if vary.kind == "values":
         picked = vary.params[index % len(vary.params)]
     elif vary.kind == "uniform":
         lo, hi = vary.params
-        picked = lo + (hi - lo) * u
+        picked = lo + (hi - lo) * float(rng.random())
     else:
         mean, std = vary.params
-        picked = mean + std * z
+        picked = mean + std * float(rng.standard_normal())
     target = vary.target
     if target.kind not in keys.NUMERIC:
         return copy.deepcopy(picked)

@@ -25,6 +25,7 @@ import math
 import os
 import socket
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -262,6 +263,9 @@ class NtAdapter:
         # (sim s, robot s, period s) of the latest robot loop, when the bridge says so
         self.clock: tuple[float, float, float] | None = None
         self._sim_now = 0.0
+        # (sim s, ntcore µs) from the real-time schedule: the world at that time was due then
+        self._due: tuple[float, float] | None = None
+        self._monotonic_to_nt = ntcore._now() - time.monotonic() * 1e6  # µs, both steady
         self._cameras: dict[str, list[PhotonVisionPublisher | LimelightPublisher]] = {}
         self.heartbeats: dict[str, int] = {}  # camera heartbeat topic -> last value published
         self._bearings: dict[tuple[str, str], Callable[[Any], None]] = {}
@@ -281,14 +285,25 @@ class NtAdapter:
                 self._bearings[(name, target)] = self._setter(
                     topics.bearing_target(name, target), "double[]")
 
+    def schedule(self, sim_time: float, due: float) -> None:
+        """Real time without the bridge: the world at ``sim_time`` (s) was due at ``due`` (s of
+        ``time.monotonic()``), the start of its tick on the run's schedule. Robot times then
+        follow the schedule, not the moment a late tick publishes."""
+        self._due = (sim_time, due * 1e6 + self._monotonic_to_nt)
+
     def robot_time(self, sim_time: float) -> float:
         """The robot program's NT server time (s) at simulated time ``sim_time``: exact from
-        the lock-step clock, else from ntcore's server time offset (NaN before it is known)."""
+        the bridge's clock; else from the real-time schedule (:meth:`schedule`) and ntcore's
+        server time offset, so a late tick does not shift it; else from the moment of the
+        latest publication. NaN while the offset is unknown."""
         if self.clock is not None:
             return self.clock[1] + (sim_time - self.clock[0])
         offset = self.inst.getServerTimeOffset()
         if offset is None:
             return math.nan
+        if self._due is not None:
+            sim, due = self._due
+            return (due + offset) * 1e-6 + (sim_time - sim)
         return (ntcore._now() + offset) * 1e-6 - (self._sim_now - sim_time)
 
     def sim_time(self, robot_time: float) -> float:

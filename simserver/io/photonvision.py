@@ -21,7 +21,6 @@ UDP port 5810).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Protocol
 
@@ -29,6 +28,7 @@ import ntcore
 from wpimath.geometry import Transform3d
 
 from simserver.contract.topics import TopicGroup, TopicSpec, fill
+from simserver.io.framestamps import FrameStamper
 from simserver.models.camera import CameraSpec, Frame
 
 ROOT = "/photonvision"
@@ -102,23 +102,21 @@ class PhotonVisionPublisher:
         from simserver.io.photonresult import MESSAGE_UUID, pack
 
         self._pack = pack
-        self._inst = inst
-        self._robot_time = robot_time
+        self._stamper = FrameStamper(inst, robot_time)
         name = spec.name
         frames = ntcore.PubSubOptions(periodic=0.01, sendAll=True, keepDuplicates=True)
-        latest = ntcore.PubSubOptions(periodic=0.01, keepDuplicates=True)
         self._raw = inst.getRawTopic(RAW_BYTES.at(camera=name)).publishEx(
             fill(RAW_BYTES.type, uuid=MESSAGE_UUID), {"message_uuid": MESSAGE_UUID}, frames)
         self._heartbeat_topic = HEARTBEAT.at(camera=name)
-        self._heartbeat = inst.getIntegerTopic(self._heartbeat_topic).publish(latest)
+        self._heartbeat = inst.getIntegerTopic(self._heartbeat_topic).publish(frames)
         self._beat = 0
-        self._latency = inst.getDoubleTopic(LATENCY.at(camera=name)).publish(latest)
-        self._has_target = inst.getBooleanTopic(HAS_TARGET.at(camera=name)).publish(latest)
-        self._best = {s: inst.getDoubleTopic(s.at(camera=name)).publish(latest)
+        self._latency = inst.getDoubleTopic(LATENCY.at(camera=name)).publish(frames)
+        self._has_target = inst.getBooleanTopic(HAS_TARGET.at(camera=name)).publish(frames)
+        self._best = {s: inst.getDoubleTopic(s.at(camera=name)).publish(frames)
                       for s in (TARGET_YAW, TARGET_PITCH, TARGET_AREA, TARGET_SKEW,
                                 TARGET_PIXELS_X, TARGET_PIXELS_Y)}
         self._pose = inst.getStructTopic(TARGET_POSE.at(camera=name), Transform3d).publish(
-            latest)
+            frames)
         driver_mode = inst.getBooleanTopic(DRIVER_MODE.at(camera=name)).publish()
         pipeline = inst.getIntegerTopic(PIPELINE_INDEX.at(camera=name)).publish()
         intrinsics = inst.getDoubleArrayTopic(INTRINSICS.at(camera=name)).publish()
@@ -130,25 +128,12 @@ class PhotonVisionPublisher:
         distortion.set([*spec.distortion, 0.0, 0.0, 0.0])
         self._static: list[_Closable] = [driver_mode, pipeline, intrinsics, distortion]
 
-    def stamps(self, frame: Frame) -> tuple[int, int, int]:
-        """(capture µs, publish µs) in robot time, and the NT timestamp (µs, this instance's
-        clock) that the robot will see as the publish time."""
-        offset = self._inst.getServerTimeOffset() or 0
-        capture = self._robot_time(frame.capture_time)
-        publish = self._robot_time(frame.delivery_time)
-        if not (math.isfinite(capture) and math.isfinite(publish)):
-            # Robot time unknown: stamp "now" and keep the latency.
-            publish_us = ntcore._now() + offset
-            return publish_us - round(frame.latency * 1e6), publish_us, 0
-        publish_us = round(publish * 1e6)
-        capture_us = round(capture * 1e6)
-        return capture_us, publish_us, max(publish_us - offset, 1)
-
     def publish(self, frame: Frame) -> None:
         """Publish one delivered frame (call in delivery order; the caller flushes)."""
-        capture_us, publish_us, nt_time = self.stamps(frame)
-        self._raw.set(self._pack(frame, capture_us, publish_us), nt_time)
-        self._latency.set((publish_us - capture_us) / 1000.0, nt_time)
+        stamps = self._stamper.stamps(frame)
+        nt_time = stamps.nt_time
+        self._raw.set(self._pack(frame, stamps.capture, stamps.publish), nt_time)
+        self._latency.set(stamps.latency_ms, nt_time)
         best = frame.best or (frame.pieces[0] if frame.pieces else None)
         self._has_target.set(best is not None, nt_time)
         if best is None:

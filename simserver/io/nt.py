@@ -55,7 +55,8 @@ log = logging.getLogger("simserver.nt")
 # (real time: the loop's time is read after its code has run).
 CLOCK_SLACK = 0.05
 FAST = ntcore.PubSubOptions(periodic=0.001)
-HEARTBEAT = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
+# Sent every tick even when unchanged (ntcore leaves out a value equal to the last otherwise).
+EVERY_TICK = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
 
 
 def photonvision_unavailable(cfg: Config) -> tuple[str, str] | None:
@@ -236,11 +237,14 @@ class NtAdapter:
 
     def _make_publishers(self, field: Field2dPublisher) -> None:
         inst, cfg = self.inst, self.cfg
-        self._out = {spec.name: self._setter(self._topic(spec.name), spec.type)
+        # The true pose every tick, so that a dashboard sees a parked robot too; the other
+        # outputs only when they change.
+        self._out = {spec.name: self._setter(self._topic(spec.name), spec.type,
+                                             EVERY_TICK if spec.name == topics.POSE else FAST)
                      for spec in topics.contract_for(cfg)
                      if spec.direction == "out" and spec.name != topics.HEARTBEAT
                      and not any(m.fullmatch(spec.name) for m in _PUBLISHED_ELSEWHERE)}
-        self._heartbeat = inst.getIntegerTopic(self._topic(topics.HEARTBEAT)).publish(HEARTBEAT)
+        self._heartbeat = inst.getIntegerTopic(self._topic(topics.HEARTBEAT)).publish(EVERY_TICK)
         self._beats = 0
         self._field = field
         self._make_cameras()
@@ -364,31 +368,33 @@ class NtAdapter:
             return lambda poses: self._field.set_poses(topic, list(poses))
         return self._setter(self._topic(topics.mechanism_output(mechanism, out.name)), out.type)
 
-    def _setter(self, name: str, nt_type: str) -> Callable[[Any], None]:
-        """A function that publishes a value on topic ``name`` of NT type ``nt_type``."""
+    def _setter(self, name: str, nt_type: str,
+                options: ntcore.PubSubOptions = FAST) -> Callable[[Any], None]:
+        """A function that publishes a value on topic ``name`` of NT type ``nt_type``, with
+        the publisher ``options``."""
         inst = self.inst
         if nt_type == "double":
-            pd = inst.getDoubleTopic(name).publish(FAST)
+            pd = inst.getDoubleTopic(name).publish(options)
             return lambda v: pd.set(float(v))
         if nt_type == "boolean":
-            pb = inst.getBooleanTopic(name).publish(FAST)
+            pb = inst.getBooleanTopic(name).publish(options)
             return lambda v: pb.set(bool(v))
         if nt_type == "int":
-            pi = inst.getIntegerTopic(name).publish(FAST)
+            pi = inst.getIntegerTopic(name).publish(options)
             return lambda v: pi.set(int(v))
         if nt_type == "double[]":
-            pa = inst.getDoubleArrayTopic(name).publish(FAST)
+            pa = inst.getDoubleArrayTopic(name).publish(options)
             return lambda v: pa.set([float(x) for x in v])
         cls = struct_class(nt_type)
         if cls is not None and nt_type == "struct:Pose3d[]":
             # Raw, so that a game-piece array packed with numpy goes out as it is.
             add_schemas(inst.addSchema, cls)
-            pr = inst.getRawTopic(name).publish(nt_type, FAST)
+            pr = inst.getRawTopic(name).publish(nt_type, options)
             return lambda v: pr.set(pack(nt_type, v))
         if cls is not None:
             if nt_type.endswith("[]"):
-                return inst.getStructArrayTopic(name, cls).publish(FAST).set
-            return inst.getStructTopic(name, cls).publish(FAST).set
+                return inst.getStructArrayTopic(name, cls).publish(options).set
+            return inst.getStructTopic(name, cls).publish(options).set
         raise ValueError(f"no publisher for NT type {nt_type!r}")
 
     def publish(self, snap: Snapshot, flush: bool = True) -> None:

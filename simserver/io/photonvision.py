@@ -2,16 +2,17 @@
 
 Robot code reads them with photonlibpy's (or PhotonLib's) ``PhotonCamera("<name>")`` and
 ``PhotonPoseEstimator`` unchanged. The topics under ``/photonvision/<name>/`` are declared in
-:data:`TOPICS` (docs/protocol.md lists them): ``rawBytes`` carries each frame (periodic
-0.01 s, sendAll, keepDuplicates, so none is lost or merged), ``heartbeat`` is set last.
+:data:`TOPICS` (docs/protocol.md lists them): ``rawBytes`` carries each frame, ``heartbeat``
+is set last; every topic of a frame is published with periodic 0.01 s, sendAll and
+keepDuplicates, so no frame's values are lost or merged.
 
 Timestamps: the result's capture and publish timestamps are in microseconds of the robot
 program's time base (its NT server time, the FPGA clock in simulation), given by the
 ``robot_time`` function (simulated s -> robot s) the session owns. Every value of a frame is
 stamped with its publish (delivery) time, converted to this instance's clock with the server
-time offset ntcore itself applies when it sends it, so the robot sees exactly that time:
-``PhotonPipelineResult.getTimestampSeconds()`` (receive time - (publish - capture)) is then the
-capture time in robot time.
+time offset ntcore itself applies when it sends it, so the robot sees exactly that time
+(:mod:`simserver.io.framestamps`): ``PhotonPipelineResult.getTimestampSeconds()`` (receive
+time - (publish - capture)) is then the capture time in robot time.
 
 The frames are packed by :mod:`simserver.io.photonresult`, which needs photonlibpy (Python 3.11
 or newer): it is imported when a publisher is made, so these declarations load without it. A

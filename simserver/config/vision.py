@@ -71,9 +71,11 @@ class IntrinsicsConfig:
 
     fx: float = number(None, "Focal length along x, px.", minimum=1.0, maximum=1e5)
     fy: float = number(None, "Focal length along y, px.", minimum=1.0, maximum=1e5)
-    cx: float = number(None, "Principal point x, px from the left edge (a warning outside the "
-                       "image).", **PIXELS)
-    cy: float = number(None, "Principal point y, px from the top edge.", **PIXELS)
+    cx: float = number(None, "Principal point x, px, pixel centres at whole numbers from 0 "
+                       "(OpenCV's convention: the image centre is (width - 1) / 2; a warning "
+                       "outside the image).", **PIXELS)
+    cy: float = number(None, "Principal point y, px from the top, as `cx` (the image centre "
+                       "is (height - 1) / 2).", **PIXELS)
     k1: float = number(0.0, "Radial distortion coefficient k1.", **DISTORTION)
     k2: float = number(0.0, "Radial distortion coefficient k2.", **DISTORTION)
     p1: float = number(0.0, "Tangential distortion coefficient p1.", **DISTORTION)
@@ -102,8 +104,9 @@ class CameraConfig:
     width: int = integer(960, "Horizontal resolution, px.", minimum=1, maximum=10000)
     height: int = integer(720, "Vertical resolution, px.", minimum=1, maximum=10000)
     fov: float = quantity(
-        "90 deg", "angle", "Diagonal field of view (square pixels, principal point at the "
-        "image centre). Ignored when `horizontal_fov` or `intrinsics` is given.", **FOV)
+        "90 deg", "angle", "Diagonal field of view, between the outer edges of the corner "
+        "pixels (square pixels, principal point at the image centre ((width - 1) / 2, "
+        "(height - 1) / 2)). Ignored when `horizontal_fov` or `intrinsics` is given.", **FOV)
     horizontal_fov: float | None = optional_quantity(
         "angle", "Horizontal field of view, instead of the diagonal `fov`.", **FOV)
     intrinsics: IntrinsicsConfig | None = optional_section(

@@ -214,7 +214,8 @@ SOLENOID = TopicSpec(solenoid("<solenoid>"), "boolean", "in", "on/off",
                      "Solenoid state; non-boolean values are ignored with a warning. Off when "
                      "its last publisher leaves.")
 POSE_SPEC = TopicSpec(POSE, "struct:Pose2d", "out", "m, rad",
-                      "True robot pose in field coordinates (WPILib convention).")
+                      "True robot pose in field coordinates (WPILib convention); published "
+                      "every tick, also when unchanged (keepDuplicates).")
 ENCODER_POSITION = TopicSpec(encoder_position("<encoder>"), "double", "out",
                              "encoder `unit` (default m)", "Encoder position.")
 ENCODER_VELOCITY = TopicSpec(encoder_velocity("<encoder>"), "double", "out",

@@ -35,6 +35,7 @@ import ntcore
 from wpimath.geometry import Pose3d
 
 from simserver.contract.topics import TopicGroup, TopicSpec
+from simserver.io.framestamps import FrameStamper
 from simserver.io.limelight_heading import HeadingSource
 from simserver.models.camera import (
     CameraSpec,
@@ -148,16 +149,17 @@ class LimelightPublisher:
     def __init__(self, inst: ntcore.NetworkTableInstance, spec: CameraSpec,
                  fiducials: Sequence[Fiducial], robot_time: Callable[[float], float],
                  field_size: tuple[float, float] | None = None):
-        self._inst = inst
         self._spec = spec
-        self._robot_time = robot_time
+        self._stamper = FrameStamper(inst, robot_time)
         self._field_size = field_size
         self._tags = {f.id: f.pose for f in fiducials}
         self._tag_positions = {i: (p.X(), p.Y(), p.Z()) for i, p in self._tags.items()}
         self._mount_inverse = spec.robot_to_camera.inverse()
         self._heartbeat = 0
         self.table = limelight_table(spec.name)
-        opts = ntcore.PubSubOptions(periodic=0.01, keepDuplicates=True)
+        # sendAll: every frame's values reach a reader of the queue, even two frames
+        # published in one tick (a tick late, catching up).
+        opts = ntcore.PubSubOptions(periodic=0.01, sendAll=True, keepDuplicates=True)
         self._doubles = {s: inst.getDoubleTopic(s.at(table=self.table)).publish(opts)
                          for s in DOUBLES}
         arrays = [p for (_, origin), p in POSES.items()
@@ -177,15 +179,10 @@ class LimelightPublisher:
 
     def publish(self, frame: Frame) -> None:
         """Publish one delivered frame (call in delivery order; the caller flushes)."""
-        offset = self._inst.getServerTimeOffset() or 0
-        capture = self._robot_time(frame.capture_time)
-        publish = self._robot_time(frame.delivery_time)
-        if math.isfinite(capture) and math.isfinite(publish):
-            capture_us = round(capture * 1e6)
-            nt_time = max(round(publish * 1e6) - offset, 1)
-        else:
-            capture_us, nt_time = None, 0  # robot time unknown: stamp "now"
-        latency_ms = frame.latency * 1000.0
+        stamps = self._stamper.stamps(frame)
+        capture_us = stamps.capture if stamps.known else None
+        nt_time = stamps.nt_time
+        latency_ms = stamps.latency_ms
         fx, fy = self._k[:2]
         ccx, ccy = self._centre
         self._heartbeat += 1

@@ -25,6 +25,7 @@ import math
 import os
 import socket
 import tempfile
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -54,7 +55,8 @@ log = logging.getLogger("simserver.nt")
 # (real time: the loop's time is read after its code has run).
 CLOCK_SLACK = 0.05
 FAST = ntcore.PubSubOptions(periodic=0.001)
-HEARTBEAT = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
+# Sent every tick even when unchanged (ntcore leaves out a value equal to the last otherwise).
+EVERY_TICK = ntcore.PubSubOptions(periodic=0.001, keepDuplicates=True)
 
 
 def photonvision_unavailable(cfg: Config) -> tuple[str, str] | None:
@@ -235,11 +237,14 @@ class NtAdapter:
 
     def _make_publishers(self, field: Field2dPublisher) -> None:
         inst, cfg = self.inst, self.cfg
-        self._out = {spec.name: self._setter(self._topic(spec.name), spec.type)
+        # The true pose every tick, so that a dashboard sees a parked robot too; the other
+        # outputs only when they change.
+        self._out = {spec.name: self._setter(self._topic(spec.name), spec.type,
+                                             EVERY_TICK if spec.name == topics.POSE else FAST)
                      for spec in topics.contract_for(cfg)
                      if spec.direction == "out" and spec.name != topics.HEARTBEAT
                      and not any(m.fullmatch(spec.name) for m in _PUBLISHED_ELSEWHERE)}
-        self._heartbeat = inst.getIntegerTopic(self._topic(topics.HEARTBEAT)).publish(HEARTBEAT)
+        self._heartbeat = inst.getIntegerTopic(self._topic(topics.HEARTBEAT)).publish(EVERY_TICK)
         self._beats = 0
         self._field = field
         self._make_cameras()
@@ -262,6 +267,9 @@ class NtAdapter:
         # (sim s, robot s, period s) of the latest robot loop, when the bridge says so
         self.clock: tuple[float, float, float] | None = None
         self._sim_now = 0.0
+        # (sim s, ntcore µs) from the real-time schedule: the world at that time was due then
+        self._due: tuple[float, float] | None = None
+        self._monotonic_to_nt = ntcore._now() - time.monotonic() * 1e6  # µs, both steady
         self._cameras: dict[str, list[PhotonVisionPublisher | LimelightPublisher]] = {}
         self.heartbeats: dict[str, int] = {}  # camera heartbeat topic -> last value published
         self._bearings: dict[tuple[str, str], Callable[[Any], None]] = {}
@@ -281,14 +289,25 @@ class NtAdapter:
                 self._bearings[(name, target)] = self._setter(
                     topics.bearing_target(name, target), "double[]")
 
+    def schedule(self, sim_time: float, due: float) -> None:
+        """Real time without the bridge: the world at ``sim_time`` (s) was due at ``due`` (s of
+        ``time.monotonic()``), the start of its tick on the run's schedule. Robot times then
+        follow the schedule, not the moment a late tick publishes."""
+        self._due = (sim_time, due * 1e6 + self._monotonic_to_nt)
+
     def robot_time(self, sim_time: float) -> float:
         """The robot program's NT server time (s) at simulated time ``sim_time``: exact from
-        the lock-step clock, else from ntcore's server time offset (NaN before it is known)."""
+        the bridge's clock; else from the real-time schedule (:meth:`schedule`) and ntcore's
+        server time offset, so a late tick does not shift it; else from the moment of the
+        latest publication. NaN while the offset is unknown."""
         if self.clock is not None:
             return self.clock[1] + (sim_time - self.clock[0])
         offset = self.inst.getServerTimeOffset()
         if offset is None:
             return math.nan
+        if self._due is not None:
+            sim, due = self._due
+            return (due + offset) * 1e-6 + (sim_time - sim)
         return (ntcore._now() + offset) * 1e-6 - (self._sim_now - sim_time)
 
     def sim_time(self, robot_time: float) -> float:
@@ -349,31 +368,33 @@ class NtAdapter:
             return lambda poses: self._field.set_poses(topic, list(poses))
         return self._setter(self._topic(topics.mechanism_output(mechanism, out.name)), out.type)
 
-    def _setter(self, name: str, nt_type: str) -> Callable[[Any], None]:
-        """A function that publishes a value on topic ``name`` of NT type ``nt_type``."""
+    def _setter(self, name: str, nt_type: str,
+                options: ntcore.PubSubOptions = FAST) -> Callable[[Any], None]:
+        """A function that publishes a value on topic ``name`` of NT type ``nt_type``, with
+        the publisher ``options``."""
         inst = self.inst
         if nt_type == "double":
-            pd = inst.getDoubleTopic(name).publish(FAST)
+            pd = inst.getDoubleTopic(name).publish(options)
             return lambda v: pd.set(float(v))
         if nt_type == "boolean":
-            pb = inst.getBooleanTopic(name).publish(FAST)
+            pb = inst.getBooleanTopic(name).publish(options)
             return lambda v: pb.set(bool(v))
         if nt_type == "int":
-            pi = inst.getIntegerTopic(name).publish(FAST)
+            pi = inst.getIntegerTopic(name).publish(options)
             return lambda v: pi.set(int(v))
         if nt_type == "double[]":
-            pa = inst.getDoubleArrayTopic(name).publish(FAST)
+            pa = inst.getDoubleArrayTopic(name).publish(options)
             return lambda v: pa.set([float(x) for x in v])
         cls = struct_class(nt_type)
         if cls is not None and nt_type == "struct:Pose3d[]":
             # Raw, so that a game-piece array packed with numpy goes out as it is.
             add_schemas(inst.addSchema, cls)
-            pr = inst.getRawTopic(name).publish(nt_type, FAST)
+            pr = inst.getRawTopic(name).publish(nt_type, options)
             return lambda v: pr.set(pack(nt_type, v))
         if cls is not None:
             if nt_type.endswith("[]"):
-                return inst.getStructArrayTopic(name, cls).publish(FAST).set
-            return inst.getStructTopic(name, cls).publish(FAST).set
+                return inst.getStructArrayTopic(name, cls).publish(options).set
+            return inst.getStructTopic(name, cls).publish(options).set
         raise ValueError(f"no publisher for NT type {nt_type!r}")
 
     def publish(self, snap: Snapshot, flush: bool = True) -> None:

@@ -2,16 +2,17 @@
 
 Robot code reads them with photonlibpy's (or PhotonLib's) ``PhotonCamera("<name>")`` and
 ``PhotonPoseEstimator`` unchanged. The topics under ``/photonvision/<name>/`` are declared in
-:data:`TOPICS` (docs/protocol.md lists them): ``rawBytes`` carries each frame (periodic
-0.01 s, sendAll, keepDuplicates, so none is lost or merged), ``heartbeat`` is set last.
+:data:`TOPICS` (docs/protocol.md lists them): ``rawBytes`` carries each frame, ``heartbeat``
+is set last; every topic of a frame is published with periodic 0.01 s, sendAll and
+keepDuplicates, so no frame's values are lost or merged.
 
 Timestamps: the result's capture and publish timestamps are in microseconds of the robot
 program's time base (its NT server time, the FPGA clock in simulation), given by the
 ``robot_time`` function (simulated s -> robot s) the session owns. Every value of a frame is
 stamped with its publish (delivery) time, converted to this instance's clock with the server
-time offset ntcore itself applies when it sends it, so the robot sees exactly that time:
-``PhotonPipelineResult.getTimestampSeconds()`` (receive time - (publish - capture)) is then the
-capture time in robot time.
+time offset ntcore itself applies when it sends it, so the robot sees exactly that time
+(:mod:`simserver.io.framestamps`): ``PhotonPipelineResult.getTimestampSeconds()`` (receive
+time - (publish - capture)) is then the capture time in robot time.
 
 The frames are packed by :mod:`simserver.io.photonresult`, which needs photonlibpy (Python 3.11
 or newer): it is imported when a publisher is made, so these declarations load without it. A
@@ -21,7 +22,6 @@ UDP port 5810).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Protocol
 
@@ -29,6 +29,7 @@ import ntcore
 from wpimath.geometry import Transform3d
 
 from simserver.contract.topics import TopicGroup, TopicSpec, fill
+from simserver.io.framestamps import FrameStamper
 from simserver.models.camera import CameraSpec, Frame
 
 ROOT = "/photonvision"
@@ -102,23 +103,21 @@ class PhotonVisionPublisher:
         from simserver.io.photonresult import MESSAGE_UUID, pack
 
         self._pack = pack
-        self._inst = inst
-        self._robot_time = robot_time
+        self._stamper = FrameStamper(inst, robot_time)
         name = spec.name
         frames = ntcore.PubSubOptions(periodic=0.01, sendAll=True, keepDuplicates=True)
-        latest = ntcore.PubSubOptions(periodic=0.01, keepDuplicates=True)
         self._raw = inst.getRawTopic(RAW_BYTES.at(camera=name)).publishEx(
             fill(RAW_BYTES.type, uuid=MESSAGE_UUID), {"message_uuid": MESSAGE_UUID}, frames)
         self._heartbeat_topic = HEARTBEAT.at(camera=name)
-        self._heartbeat = inst.getIntegerTopic(self._heartbeat_topic).publish(latest)
+        self._heartbeat = inst.getIntegerTopic(self._heartbeat_topic).publish(frames)
         self._beat = 0
-        self._latency = inst.getDoubleTopic(LATENCY.at(camera=name)).publish(latest)
-        self._has_target = inst.getBooleanTopic(HAS_TARGET.at(camera=name)).publish(latest)
-        self._best = {s: inst.getDoubleTopic(s.at(camera=name)).publish(latest)
+        self._latency = inst.getDoubleTopic(LATENCY.at(camera=name)).publish(frames)
+        self._has_target = inst.getBooleanTopic(HAS_TARGET.at(camera=name)).publish(frames)
+        self._best = {s: inst.getDoubleTopic(s.at(camera=name)).publish(frames)
                       for s in (TARGET_YAW, TARGET_PITCH, TARGET_AREA, TARGET_SKEW,
                                 TARGET_PIXELS_X, TARGET_PIXELS_Y)}
         self._pose = inst.getStructTopic(TARGET_POSE.at(camera=name), Transform3d).publish(
-            latest)
+            frames)
         driver_mode = inst.getBooleanTopic(DRIVER_MODE.at(camera=name)).publish()
         pipeline = inst.getIntegerTopic(PIPELINE_INDEX.at(camera=name)).publish()
         intrinsics = inst.getDoubleArrayTopic(INTRINSICS.at(camera=name)).publish()
@@ -130,25 +129,12 @@ class PhotonVisionPublisher:
         distortion.set([*spec.distortion, 0.0, 0.0, 0.0])
         self._static: list[_Closable] = [driver_mode, pipeline, intrinsics, distortion]
 
-    def stamps(self, frame: Frame) -> tuple[int, int, int]:
-        """(capture µs, publish µs) in robot time, and the NT timestamp (µs, this instance's
-        clock) that the robot will see as the publish time."""
-        offset = self._inst.getServerTimeOffset() or 0
-        capture = self._robot_time(frame.capture_time)
-        publish = self._robot_time(frame.delivery_time)
-        if not (math.isfinite(capture) and math.isfinite(publish)):
-            # Robot time unknown: stamp "now" and keep the latency.
-            publish_us = ntcore._now() + offset
-            return publish_us - round(frame.latency * 1e6), publish_us, 0
-        publish_us = round(publish * 1e6)
-        capture_us = round(capture * 1e6)
-        return capture_us, publish_us, max(publish_us - offset, 1)
-
     def publish(self, frame: Frame) -> None:
         """Publish one delivered frame (call in delivery order; the caller flushes)."""
-        capture_us, publish_us, nt_time = self.stamps(frame)
-        self._raw.set(self._pack(frame, capture_us, publish_us), nt_time)
-        self._latency.set((publish_us - capture_us) / 1000.0, nt_time)
+        stamps = self._stamper.stamps(frame)
+        nt_time = stamps.nt_time
+        self._raw.set(self._pack(frame, stamps.capture, stamps.publish), nt_time)
+        self._latency.set(stamps.latency_ms, nt_time)
         best = frame.best or (frame.pieces[0] if frame.pieces else None)
         self._has_target.set(best is not None, nt_time)
         if best is None:

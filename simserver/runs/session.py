@@ -39,6 +39,7 @@ from simserver.io.stepwire import (
 )
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
+from simserver.models.camera import Frame
 from simserver.runs.report import BatteryExtremes, Summary, Trace
 from simserver.runs.scenario import ScenarioCheck
 from simserver.util.lograte import LogLimiter
@@ -566,6 +567,8 @@ class Session:
                     self.ws.send({**topics.sensor_values(snap), **commands})
                 if self.nt is not None:
                     self.nt.command(commands)
+                    if not opts.fast:
+                        self.nt.schedule(snap.time, deadline)
                 self._publish(snap)
                 if not opts.fast:
                     deadline += tick
@@ -712,17 +715,17 @@ class Session:
                     world.set_solenoid(name, on)
                 mode = values.get(topics.ROBOT_MODE)
                 self._note_mode(mode if mode in topics.MODES else None)
-                if self.nt is not None:
-                    self._feed(self.nt.poll())  # inputs come over the link
-
-                    self.nt.clock = (world.time, robot_time, period)
-                steps = 1
+                steps, loop_start = 1, robot_time
                 if realtime:
                     late = message.get("late")
                     if isinstance(late, int) and not isinstance(late, bool) and late >= 0:
                         self.late_periods = late_base + late
                     steps = clock.advance(robot_time)
                     self.clock_gap = max(self.clock_gap or 0.0, clock.gap)
+                    loop_start = clock.start(steps)
+                if self.nt is not None:
+                    self._feed(self.nt.poll())  # inputs come over the link
+                    self.nt.clock = (world.time, loop_start, period)
                 self._apply_script()
                 if self._done():
                     why = "duration reached"
@@ -732,9 +735,16 @@ class Session:
                         (time.monotonic() - self._wall0 if realtime else world.time)
                         > self.options.wait):
                     raise RunError(self._not_enabled())
+                # Periods the robot program skipped: stepped, not published on their own; their
+                # camera frames go out with this loop's.
+                skipped: tuple[Frame, ...] = ()
                 for _ in range(steps - 1):
-                    self._after_step(self._step(), progress)
+                    extra = self._step()
+                    self._after_step(extra, progress)
+                    skipped += extra.frames
                 snap = self._step()
+                if skipped:
+                    snap.frames = (*skipped, *snap.frames)
                 commands = self._commands()
                 reply: dict[str, object] = {"values": {**topics.sensor_values(snap),
                                                        **commands}}
@@ -820,6 +830,13 @@ class LoopClock:
         self.index = index
         self.gap = robot_time - self.base - index * period
         return steps
+
+    def start(self, steps: int) -> float:
+        """Robot time (s) at which the world stood where it stands before the ``steps``
+        periods :meth:`advance` returned for the latest loop: the start of the first of them,
+        on the loops' schedule, free of the time robot code took (its stamp's jitter)."""
+        assert self.base is not None, "advance() first"
+        return self.base + (self.index - steps + 1) * self.period
 
 
 Handler = Callable[[int, FrameType | None], object] | int | None

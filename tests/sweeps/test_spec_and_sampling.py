@@ -114,8 +114,9 @@ def test_each_run_draws_from_its_own_seed_whatever_the_order(tmp_path):
     assert forward == backward
     assert len({p.seed for p in forward}) == 50  # every run its own simulation seed
     # Adding another entry leaves this one's draws alone.
-    other = load_sweep(sweep_file(tmp_path, '[vary."robot.start.x"]\nnormal = ["2 m", "5 cm"]\n'
-                                  '[vary."battery.resistance"]\nuniform = ["10 mohm", "20 mohm"]\n'))
+    other = load_sweep(sweep_file(
+        tmp_path, '[vary."robot.start.x"]\nnormal = ["2 m", "5 cm"]\n'
+        '[vary."battery.resistance"]\nuniform = ["10 mohm", "20 mohm"]\n'))
     assert [p.values["robot.start.x"] for p in forward] == [
         plan_run(other, i).values["robot.start.x"] for i in range(50)]
     # Another sweep seed, other draws.

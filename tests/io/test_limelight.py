@@ -337,7 +337,7 @@ def local_run(modes: list[float], seed: int = 5) -> list[list[float]]:
         table = limelight_table("front")
         spec = CameraSpec("front", MOUNT, 1280, 960, fov_diagonal=math.radians(75),
                           pixel_noise=0.3, latency_std=0.0)
-        pub = LimelightPublisher(inst, spec, TAGS, lambda t: ntcore._now() * 1e-6, FIELD)
+        pub = LimelightPublisher(inst, spec, TAGS, lambda t: 1000.0 + t, FIELD)
         inst.getDoubleArrayTopic(f"/{table}/robot_orientation_set").publish().set(
             [20.0, 0.0, 0.0, 0.0, 0.0, 0.0])
         mode = inst.getDoubleTopic(f"/{table}/imumode_set").publish()

@@ -69,6 +69,24 @@ def _ray() -> Any:
     return ray
 
 
+class NotShippable(ValueError):
+    """A sweep whose files are not all inside its folder, which Ray ships to a cluster."""
+
+
+def _check_shippable(sweep: Sweep) -> None:
+    """NotShippable naming the first file a cluster's workers would not get."""
+    files = {"sweep.config": sweep.config_path, "sweep.check": sweep.check_path,
+             "sweep.robot": sweep.robot, "sweep.inputs": sweep.inputs}
+    if sweep.scenario.trajectory is not None:
+        files["the scenario's trajectory"] = Path(sweep.scenario.trajectory.file)
+    files.update({f"the config's robots.{name}": Path(entry.config)
+                  for name, entry in sweep.config.robots.items()})
+    for key, path in files.items():
+        if path is not None and not path.resolve().is_relative_to(sweep.folder):
+            raise NotShippable(f"{key} ({path}) is outside {sweep.folder}, the folder Ray ships "
+                               "to the cluster's workers: move it inside")
+
+
 def start(sweep: Sweep, where: Where) -> tuple[str, int]:
     """Start or join Ray; returns (how the task finds the sweep file: its absolute path, or
     its name in the shipped working directory on a cluster, the number of CPUs)."""
@@ -80,6 +98,7 @@ def start(sweep: Sweep, where: Where) -> tuple[str, int]:
                  logging_level=logging.WARNING, configure_logging=True)
         sweep_ref = str(Path(sweep.source).resolve())
     else:
+        _check_shippable(sweep)
         ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING,
                  runtime_env={"working_dir": str(sweep.folder),
                               "excludes": SHIPPED_EXCLUDES})

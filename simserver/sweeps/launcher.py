@@ -290,6 +290,18 @@ class Program:
         assert self._launcher is not None
         return self._launcher.wait(self.pid, timeout)
 
+    def alive(self) -> bool:
+        """Whether it still runs (a forked one: until its launcher has reaped it)."""
+        if self._child is not None:
+            return self._child.poll() is None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
     def stop(self, grace: float) -> None:
         """Terminate its process group, then kill it after ``grace`` s."""
         for sig, wait in ((signal.SIGTERM, grace), (getattr(signal, "SIGKILL", None), grace)):

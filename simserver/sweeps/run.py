@@ -34,6 +34,8 @@ LOG_TAIL = 4000
 PORT_TAKEN = 2
 #: Tries with fresh ports when another process took one between choosing and binding.
 PORT_TRIES = 3
+#: Seconds between looks at whether a run's robot program is still there.
+WATCH_EVERY = 0.05
 
 
 @dataclass
@@ -117,9 +119,13 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
         timer = threading.Timer(sweep.timeout, session.request_stop)
         timer.daemon = True
         timer.start()
+        over = threading.Event()
+        if robot is not None:
+            threading.Thread(target=robot.watch, args=(session, over), daemon=True).start()
         try:
             summary = session.run()
         finally:
+            over.set()
             timer.cancel()
         ended = time.monotonic()
         if session.attached_at is not None:
@@ -130,7 +136,9 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
         record["summary"] = {k: v for k, v in summary.as_dict().items()
                              if k not in _WALL_FIGURES}
         failure = session.failure
-        if failure is None and session.stop_requested:
+        if robot is not None and robot.left_early:
+            failure = "the robot program ended before the run did (its output: the log)"
+        elif failure is None and session.stop_requested:
             failure = f"timed out after {sweep.timeout:g} s"
         record["error"] = failure
         if failure is not None:
@@ -193,6 +201,18 @@ class _RobotProgram:
         self.program = _launcher(project).start(
             ["-m", "robotpy", "--main", str(project / ROBOT_MAIN), "sim", "--nogui",
              "--simserver"], project, env, files.log)
+
+        self.left_early = False
+
+    def watch(self, session: Any, ended: threading.Event) -> None:
+        """Until ``ended``: if the program leaves first (it crashed, or never started), stop
+        ``session`` rather than let it wait for the program until its timeout."""
+        while not ended.wait(WATCH_EVERY):
+            if not self.program.alive():
+                if not ended.is_set():
+                    self.left_early = True
+                    session.request_stop()
+                return
 
     def output(self) -> str:
         with contextlib.suppress(OSError):

@@ -21,6 +21,13 @@ then the box corners x, y in px: top-left, top-right, bottom-right, bottom-left]
 
 LimelightHelpers computes a pose's timestamp as (NT timestamp - latency); with the values
 stamped at the publish time that is the capture time.
+
+Settings robot code writes to the table (:meth:`LimelightPublisher.read_requests`, once per
+tick): ``pipeline``, ``fiducial_id_filters_set`` and ``throttle_set`` become requests for the
+camera model; ``priorityid`` (the primary target), ``camerapose_robotspace_set`` (the mount
+the robot poses use) and ``ledMode`` are kept here; any other key is logged once
+(:mod:`simserver.io.camerarequests`). ``json`` carries each frame as Limelight's JSON dump
+(:mod:`simserver.io.limelightjson`).
 """
 
 from __future__ import annotations

@@ -13,6 +13,12 @@ time offset ntcore itself applies when it sends it, so the robot sees exactly th
 ``PhotonPipelineResult.getTimestampSeconds()`` (receive time - (publish - capture)) is then the
 capture time in robot time.
 
+Settings: ``pipelineIndexRequest`` and ``driverModeRequest`` become requests for the camera
+model, ``pipelineIndexState`` and ``driverMode`` follow the frames; the coprocessor-wide
+``ledModeRequest``/``ledModeState`` and ``version`` are :class:`PhotonVisionRoot`'s; any other
+key robot code writes under the camera's table is logged once
+(:mod:`simserver.io.camerarequests`).
+
 The frames are packed by :mod:`simserver.io.photonresult`, which needs photonlibpy (Python 3.11
 or newer): it is imported when a publisher is made, so these declarations load without it. A
 ``PhotonCamera`` is never constructed here (it would start photonlibpy's time-sync server on

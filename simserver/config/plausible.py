@@ -21,6 +21,7 @@ from simserver.config.limits import (
 from simserver.config.model import Config
 from simserver.config.pieces import field_piece_types
 from simserver.config.registry import registry
+from simserver.config.vision import MAX_PIPELINES, CameraConfig, parse_ids
 from simserver.field.seasons import field_size
 from simserver.models.battery import DEFAULT_EMPTY_VOLTAGE
 from simserver.models.motor import MotorCatalogError, motor_by_name
@@ -208,7 +209,8 @@ def _cameras(cfg: Config, issues: list[ConfigIssue]) -> None:
         if names is not None and not names:
             issues.append(ConfigIssue(f"cameras.{name}.classes", "no piece type named: give "
                                       "names separated by commas, or \"all\""))
-        elif names is not None and cam.pipeline != "pieces":
+        elif names is not None and cam.pipeline != "pieces" and not any(
+                p.type == "pieces" for p in cam.pipelines.values()):
             issues.append(ConfigIssue(f"cameras.{name}.classes", "ignored: the camera's "
                                       "pipeline is \"apriltag\"", warning=True))
         elif cam.pipeline == "pieces":
@@ -222,8 +224,32 @@ def _cameras(cfg: Config, issues: list[ConfigIssue]) -> None:
                 issues.append(ConfigIssue(f"cameras.{name}.pipeline", "an object detector on a "
                                           "field without game pieces sees nothing: add "
                                           "[pieces]", warning=True))
+        _pipelines(cfg, name, cam, issues)
         intr = cam.intrinsics
         if intr is not None and not (intr.cx <= cam.width and intr.cy <= cam.height):
             issues.append(ConfigIssue(f"cameras.{name}.intrinsics", f"the principal point "
                                       f"({intr.cx:g}, {intr.cy:g}) px is outside the "
                                       f"{cam.width}×{cam.height} image", warning=True))
+
+
+def _pipelines(cfg: Config, name: str, cam: CameraConfig, issues: list[ConfigIssue]) -> None:
+    """A camera's ``tag_ids`` and ``pipelines``: ids 0..586, indexes 0..N-1 without gaps (at
+    most MAX_PIPELINES), known piece types."""
+    path = f"cameras.{name}"
+    try:
+        parse_ids(cam.tag_ids)
+    except ValueError as exc:
+        issues.append(ConfigIssue(f"{path}.tag_ids", str(exc).removeprefix("tag_ids: ")))
+    if not cam.pipelines:
+        return
+    wrong = [k for k in cam.pipelines if not (k.isdigit() and int(k) < MAX_PIPELINES)]
+    if wrong:
+        issues.append(ConfigIssue(f"{path}.pipelines.{wrong[0][:20]}", "a pipeline index "
+                                  f"must be 0..{MAX_PIPELINES - 1}"))
+        return
+    types = field_piece_types(cfg.pieces, cfg.field.season)
+    try:
+        cam.pipeline_specs({t.name: t.class_id for t in types.values()})
+    except ValueError as exc:
+        key, _, message = str(exc).partition(": ")
+        issues.append(ConfigIssue(f"{path}.{key}", message))

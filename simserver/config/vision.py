@@ -48,6 +48,7 @@ from simserver.models.camera import (
     BearingTarget,
     CameraSpec,
     Fiducial,
+    PipelineSpec,
 )
 from simserver.models.detection import DetectorSpec
 
@@ -81,6 +82,46 @@ class IntrinsicsConfig:
     p1: float = number(0.0, "Tangential distortion coefficient p1.", **DISTORTION)
     p2: float = number(0.0, "Tangential distortion coefficient p2.", **DISTORTION)
     k3: float = number(0.0, "Radial distortion coefficient k3.", **DISTORTION)
+
+
+MAX_TAG_ID = 586  # the 36h11 family's largest id
+MAX_PIPELINES = 10  # a Limelight's pipelines (PhotonVision allows more; 10 is plenty here)
+
+
+def parse_ids(text: str) -> frozenset[int] | None:
+    """The tag ids of a ``tag_ids`` value (None for `all`). ValueError ("tag_ids: ...")
+    naming a bad entry."""
+    if text.strip() == ALL_CLASSES:
+        return None
+    ids = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part.isdigit() or int(part) > MAX_TAG_ID:
+            raise ValueError(f"tag_ids: {part[:20]!r} is not a tag id 0..{MAX_TAG_ID}: give ids "
+                             "separated by commas, or \"all\"")
+        ids.add(int(part))
+    return frozenset(ids)
+
+
+@dataclass(frozen=True)
+class PipelineConfig:
+    """One pipeline robot code may select (`[cameras.<name>.pipelines.<index>]`, `<index>`
+    being 0, 1, 2, ... without gaps): Limelight's `pipeline`, PhotonCamera's
+    `setPipelineIndex`. A key left out takes the camera's value; calibrated intrinsics are
+    scaled to the pipeline's resolution."""
+
+    type: str | None = choice(None, PIPELINES, "What it detects: `apriltag` or `pieces` (the "
+                              "camera's `pipeline` when left out).", optional=True)
+    tag_ids: str | None = text(None, "AprilTag ids it reports, comma-separated, or `all` (the "
+                               "camera's `tag_ids` when left out).", optional=True)
+    classes: str | None = text(None, "With type `pieces`: piece types detected, by name, or "
+                               "`all` (the camera's `classes` when left out).", optional=True)
+    width: int | None = integer(None, "Horizontal resolution, px.", minimum=1, maximum=10000,
+                                optional=True)
+    height: int | None = integer(None, "Vertical resolution, px.", minimum=1, maximum=10000,
+                                 optional=True)
+    fps: float | None = number(None, "Frames per second.", minimum=0.1, maximum=1000.0,
+                               optional=True)
 
 
 @dataclass(frozen=True)
@@ -142,6 +183,14 @@ class CameraConfig:
     min_confidence: float = number(
         0.0, "With `pipeline = \"pieces\"`: detections of a lower confidence are dropped "
         "(PhotonVision's confidence threshold).", minimum=0.0, maximum=1.0)
+    tag_ids: str = text(
+        ALL_CLASSES, "AprilTag ids reported, comma-separated (`\"9, 10\"`), or `all`: a "
+        "Limelight's or PhotonVision's tag ID filter. Robot code may override it "
+        "(Limelight `fiducial_id_filters_set`).")
+    pipelines: dict[str, PipelineConfig] = table(
+        "Pipelines robot code selects by index (Limelight `pipeline`, PhotonCamera "
+        "`setPipelineIndex`): `[cameras.<name>.pipelines.0]`, `.1`, ... Without them the "
+        "camera has one pipeline, 0, made of its own keys.")
     protocol: str = choice(
         "photonvision", PROTOCOLS,
         "What it publishes: `photonvision` (`/photonvision/<name>/`, read by photonlibpy's "
@@ -156,26 +205,44 @@ class CameraConfig:
 
     def class_names(self) -> list[str] | None:
         """The piece type names of ``classes`` (None for `all`)."""
-        if self.classes.strip() == ALL_CLASSES:
-            return None
-        return [c.strip() for c in self.classes.split(",") if c.strip()]
+        return class_names(self.classes)
 
-    def detector(self, piece_classes: Mapping[str, int]) -> DetectorSpec | None:
+    def pipeline_specs(self, piece_classes: Mapping[str, int]) -> tuple[PipelineSpec, ...]:
+        """The model's pipelines (none without a ``pipelines`` table), indexes in order.
+        Raises ValueError naming the pipeline and key of a bad value."""
+        out = []
+        for index in range(len(self.pipelines)):
+            p = self.pipelines.get(str(index))
+            if p is None:
+                raise ValueError(f"pipelines: indexes must be 0..{len(self.pipelines) - 1} "
+                                 f"without gaps; {index} is missing")
+            try:
+                tag_ids = parse_ids(p.tag_ids if p.tag_ids is not None else self.tag_ids)
+                detector = self.detector(piece_classes, p.type, p.classes)
+            except ValueError as exc:
+                raise ValueError(f"pipelines.{index}.{exc}") from None
+            out.append(PipelineSpec(p.width or self.width, p.height or self.height,
+                                    p.fps or self.fps, detector, tag_ids))
+        return tuple(out)
+
+    def detector(self, piece_classes: Mapping[str, int], pipeline: str | None = None,
+                 classes: str | None = None) -> DetectorSpec | None:
         """The object detector of a `pieces` pipeline (None for `apriltag`), given the
         field's piece types (name -> class id; none: a field without pieces, where the names
-        are not checked). Raises ValueError naming an unknown type."""
-        if self.pipeline != "pieces":
+        are not checked); ``pipeline``, ``classes``: a pipeline's own values instead of the
+        camera's. Raises ValueError naming an unknown type."""
+        if (pipeline or self.pipeline) != "pieces":
             return None
-        names = self.class_names()
-        classes = None
+        names = class_names(classes if classes is not None else self.classes)
+        ids = None
         if names is not None and piece_classes:
             unknown = [n for n in names if n not in piece_classes]
             if unknown:
                 known = ", ".join(sorted(piece_classes)) or "none"
                 raise ValueError(f"classes: no piece type {unknown[0][:40]!r} on this field "
                                  f"(piece types: {known})")
-            classes = tuple(sorted({piece_classes[n] for n in names}))
-        return DetectorSpec(classes=classes, labels=tuple(sorted(
+            ids = tuple(sorted({piece_classes[n] for n in names}))
+        return DetectorSpec(classes=ids, labels=tuple(sorted(
             (cid, n) for n, cid in piece_classes.items())),
             confidence_gain=self.confidence_gain, confidence_noise=self.confidence_noise,
             min_confidence=self.min_confidence)
@@ -201,7 +268,16 @@ class CameraConfig:
             min_area=self.min_area,
             max_range=self.max_range,
             detector=self.detector(piece_classes or {}),
+            tag_ids=parse_ids(self.tag_ids),
+            pipelines=self.pipeline_specs(piece_classes or {}),
         )
+
+
+def class_names(classes: str) -> list[str] | None:
+    """The piece type names of a ``classes`` value (None for `all`)."""
+    if classes.strip() == ALL_CLASSES:
+        return None
+    return [c.strip() for c in classes.split(",") if c.strip()]
 
 
 @dataclass(frozen=True)

@@ -23,24 +23,37 @@ then the box corners x, y in px: top-left, top-right, bottom-right, bottom-left]
 
 LimelightHelpers computes a pose's timestamp as (NT timestamp - latency); with the values
 stamped at the publish time that is the capture time.
+
+Settings robot code writes to the table (:meth:`LimelightPublisher.read_requests`, once per
+tick): ``pipeline``, ``fiducial_id_filters_set`` and ``throttle_set`` become requests for the
+camera model; ``priorityid`` (the primary target), ``camerapose_robotspace_set`` (the mount
+the robot poses use) and ``ledMode`` are kept here; any other key is logged once
+(:mod:`simserver.io.camerarequests`). ``json`` carries each frame as Limelight's JSON dump
+(:mod:`simserver.io.limelightjson`).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import logging
 import math
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
 import ntcore
-from wpimath.geometry import Pose3d
+from wpimath.geometry import Pose3d, Rotation3d, Transform3d, Translation3d
 
 from simserver.contract.topics import TopicGroup, TopicSpec
+from simserver.io import limelightjson
+from simserver.io.camerarequests import RequestReader, ids, numbers, whole
 from simserver.io.framestamps import FrameStamper
 from simserver.io.limelight_heading import HeadingSource
 from simserver.models.camera import (
+    CameraRequest,
     CameraSpec,
     Fiducial,
     Frame,
+    TagObservation,
     min_area_rect,
 )
 from simserver.models.megatag2 import TagLocalizer
@@ -71,7 +84,8 @@ TCLASS = _spec("tclass", "", "Class label of the primary detection of a detector
 TL = _spec("tl", "ms", "Pipeline latency: the whole capture-to-publish delay.")
 CL = _spec("cl", "ms", "Capture latency: 0 (`tl` holds it all).")
 HB = _spec("hb", "count", "Heartbeat, +1 per frame, set last.")
-GETPIPE = _spec("getpipe", "index", "Active pipeline: 0.")
+GETPIPE = _spec("getpipe", "index", "Pipeline that captured the frame (`pipeline` selects "
+                "it among the camera's `pipelines`).")
 BOTPOSE_WPIBLUE = _pose("botpose_wpiblue", "MegaTag1 robot pose from the blue origin, with "
                         "per-tag data.")
 BOTPOSE = _pose("botpose", "MegaTag1 robot pose from the field centre.")
@@ -101,6 +115,27 @@ ROBOT_ORIENTATION = _spec("robot_orientation_set", "deg", "Robot yaw, yaw rate, 
 IMU_MODE = _spec("imumode_set", "mode", "Limelight 4's IMU mode for MegaTag2: 0 external "
                  "(`robot_orientation_set`), 1 external seeding the internal IMU, 2 internal, "
                  "3/4 internal with assist (modelled as 2); double or integer.", "double", "in")
+JSON = _spec("json", "JSON", "The frame's results as Limelight's JSON dump (the fields "
+             "LimelightHelpers.getLatestResults reads; docs/vision.md).", "string")
+CAMERAPOSE_ROBOTSPACE = _spec("camerapose_robotspace", "m, m, m, deg, deg, deg",
+                              "The mount used for the robot poses: the config's, or the one "
+                              "robot code set on `camerapose_robotspace_set`.", "double[]")
+PIPELINE = _spec("pipeline", "index", "Select a pipeline of the camera's `pipelines` (from the "
+                 "next capture).", direction="in")
+PRIORITYID = _spec("priorityid", "id", "Tag id tx/ty/tid target; -1: the largest tag. Other "
+                   "tags still count for the robot poses.", direction="in")
+FIDUCIAL_FILTERS = _spec("fiducial_id_filters_set", "ids", "Tag ids the camera detects "
+                         "(overrides the pipeline's `tag_ids`; empty: the pipeline's again).",
+                         "double[]", "in")
+CAMERAPOSE_SET = _spec("camerapose_robotspace_set", "m, m, m, deg, deg, deg",
+                       "Mount used to compute the robot poses [forward, left, up, roll, pitch, "
+                       "yaw] (WPILib axes, as LimelightHelpers reads it); where the camera "
+                       "really is stays the config's.", "double[]", "in")
+LED_MODE = _spec("ledMode", "0..8", "LED mode: kept, changes nothing detected (tags and "
+                 "pieces need no LEDs).", direction="in")
+THROTTLE = _spec("throttle_set", "frames", "Captures skipped after each processed one: the "
+                 "frame rate becomes fps / (throttle + 1); outputs hold meanwhile.",
+                 direction="in")
 DOUBLES = (TV, TX, TY, TXNC, TYNC, TA, TID, TL, CL, HB, GETPIPE)
 POSES = {  # (MegaTag2, origin) -> topic
     (False, "blue"): BOTPOSE_WPIBLUE, (False, "centre"): BOTPOSE, (False, "red"): BOTPOSE_WPIRED,
@@ -113,8 +148,13 @@ TOPICS = TopicGroup(
     "publish time in the robot's time base, so LimelightHelpers' timestamp (NT time - "
     "latency) is the capture time.",
     (*DOUBLES, BOTPOSE_WPIBLUE, BOTPOSE, BOTPOSE_WPIRED, BOTPOSE_ORB_WPIBLUE, BOTPOSE_ORB,
-     BOTPOSE_ORB_WPIRED, RAWFIDUCIALS, RAWDETECTIONS, T2D, STDDEVS, TCLASS, ROBOT_ORIENTATION,
-     IMU_MODE))
+     BOTPOSE_ORB_WPIRED, RAWFIDUCIALS, RAWDETECTIONS, T2D, STDDEVS, TCLASS, JSON,
+     CAMERAPOSE_ROBOTSPACE, ROBOT_ORIENTATION, IMU_MODE, PIPELINE, PRIORITYID, FIDUCIAL_FILTERS,
+     CAMERAPOSE_SET, LED_MODE, THROTTLE))
+# Keys robot code writes that other parts read (MegaTag2's inputs).
+HANDLED_ELSEWHERE = ("robot_orientation_set", "imumode_set")
+LED_MODES = 8  # 0: the pipeline's, 1 off, 2 blink, 3 on, 4-8 halves (Limelight's ledMode)
+MAX_THROTTLE = 10_000  # frames
 
 
 class _Closable(Protocol):
@@ -154,7 +194,10 @@ class LimelightPublisher:
         self._field_size = field_size
         self._tags = {f.id: f.pose for f in fiducials}
         self._tag_positions = {i: (p.X(), p.Y(), p.Z()) for i, p in self._tags.items()}
-        self._mount_inverse = spec.robot_to_camera.inverse()
+        self._mount = spec.robot_to_camera  # as robot code last set it (the robot poses')
+        self._mount_inverse = self._mount.inverse()
+        self._priority = -1  # priorityid: the tag tx/ty/tid target (-1: the largest)
+        self.led_mode = 0
         self._heartbeat = 0
         self.table = limelight_table(spec.name)
         # sendAll: every frame's values reach a reader of the queue, even two frames
@@ -171,9 +214,75 @@ class LimelightPublisher:
         self._tclass = inst.getStringTopic(TCLASS.at(table=self.table)).publish(opts)
         self._heading = HeadingSource(inst, ROBOT_ORIENTATION.at(table=self.table),
                                       IMU_MODE.at(table=self.table), spec.name)
-        self._localizer = TagLocalizer(spec, fiducials)
-        self._k = spec.camera_matrix()
-        self._centre = ((spec.width - 1) / 2.0, (spec.height - 1) / 2.0)
+        self._fiducials = tuple(fiducials)
+        self._localizers: dict[int, TagLocalizer] = {}  # by pipeline, for the current mount
+        self._json = inst.getStringTopic(JSON.at(table=self.table)).publish(opts)
+        self._camerapose = inst.getDoubleArrayTopic(
+            CAMERAPOSE_ROBOTSPACE.at(table=self.table)).publish(opts)
+        self._requests = RequestReader(inst, f"/{self.table}/", spec.name)
+        self._pipelines: dict[int, CameraSpec] = {}
+
+    # --- settings from robot code ---------------------------------------------------------
+
+    def read_requests(self) -> list[CameraRequest]:
+        """Read what robot code wrote to the table since the last call: the settings of the
+        camera model (pipeline, tag filter, throttle) as requests for the world; priorityid,
+        camerapose_robotspace_set and ledMode kept here; anything else, or a bad value,
+        logged once (see :mod:`simserver.io.camerarequests`)."""
+        out: list[CameraRequest] = []
+        req, name = self._requests, self._spec.name
+        for key, _, value in req.read():
+            if key == PIPELINE.name.rsplit("/", 1)[1]:
+                index = whole(value, 0, self._spec.pipeline_count - 1)
+                if index is None:
+                    req.bad(key, value, f"a pipeline index 0..{self._spec.pipeline_count - 1}")
+                else:
+                    out.append(CameraRequest(name, "pipeline", index))
+            elif key == "priorityid":
+                tag = whole(value, -1, 10**6)
+                if tag is None:
+                    req.bad(key, value, "a tag id, or -1")
+                else:
+                    self._priority = tag
+            elif key == "fiducial_id_filters_set":
+                got = ids(value, 10**6)
+                if got is None:
+                    req.bad(key, value, "an array of tag ids")
+                else:
+                    out.append(CameraRequest(name, "tag_filter", got or None))
+            elif key == "camerapose_robotspace_set":
+                pose = numbers(value, 6)
+                if pose is None or max(abs(v) for v in pose[:3]) > 100.0:
+                    req.bad(key, value, "6 finite numbers [forward m, left m, up m, roll deg, "
+                            "pitch deg, yaw deg], within 100 m")
+                else:
+                    self._set_mount(pose)
+            elif key == "ledMode":
+                mode = whole(value, 0, LED_MODES)
+                if mode is None:
+                    req.bad(key, value, f"a LED mode 0..{LED_MODES}")
+                else:
+                    self.led_mode = mode
+                    req.once(key, "kept", "ledMode %d kept; LEDs change nothing simserver "
+                             "detects", mode, level=logging.INFO)
+            elif key == "throttle_set":
+                skip = whole(value, 0, MAX_THROTTLE)
+                if skip is None:
+                    req.bad(key, value, f"a whole number of frames 0..{MAX_THROTTLE}")
+                else:
+                    out.append(CameraRequest(name, "throttle", skip))
+            elif key not in HANDLED_ELSEWHERE:
+                req.unmodelled(key, value, "a Limelight setting with no effect on what the "
+                               "simulated camera reports")
+        return out
+
+    def _set_mount(self, pose: list[float]) -> None:
+        """The mount robot code set: [forward, left, up m, roll, pitch, yaw deg]."""
+        x, y, z, roll, pitch, yaw = pose
+        self._mount = Transform3d(Translation3d(x, y, z), Rotation3d(
+            math.radians(roll), math.radians(pitch), math.radians(yaw)))
+        self._mount_inverse = self._mount.inverse()
+        self._localizers.clear()
 
     # --- publishing -----------------------------------------------------------------------
 
@@ -183,16 +292,18 @@ class LimelightPublisher:
         capture_us = stamps.capture if stamps.known else None
         nt_time = stamps.nt_time
         latency_ms = stamps.latency_ms
-        fx, fy = self._k[:2]
-        ccx, ccy = self._centre
+        times = (stamps.capture * 1e-6, stamps.publish * 1e-6) if stamps.known else (
+            math.nan, math.nan)
+        pspec = self._pipeline_spec(frame.pipeline)
+        fx, fy = pspec.camera_matrix()[:2]
+        ccx, ccy = (pspec.width - 1) / 2.0, (pspec.height - 1) / 2.0
         self._heartbeat += 1
-        best = frame.best
 
         raw: list[float] = []
         dists: list[float] = []
         for tag in frame.tags:
             to_cam = tag.best.translation().norm()
-            to_robot = (self._spec.robot_to_camera + tag.best).translation().norm()
+            to_robot = (self._mount + tag.best).translation().norm()
             dists.append(to_cam)
             raw += [float(tag.id), tag.yaw, tag.pitch, tag.area, to_cam, to_robot,
                     tag.ambiguity]
@@ -207,13 +318,14 @@ class LimelightPublisher:
 
         mt1 = self._megatag1(frame)
         mt2 = None
+        localizer = self._localizer(frame.pipeline)
         std = [0.0] * 12
         if mt1 is not None:
-            ids = frame.multitag.ids if frame.multitag is not None else None
-            std[:6] = self._localizer.megatag1_stddevs(frame, mt1, ids)
+            ids_used = frame.multitag.ids if frame.multitag is not None else None
+            std[:6] = localizer.megatag1_stddevs(frame, mt1, ids_used)
         o = self._heading.at_capture(frame.robot_pose[2], capture_us)  # every frame: seeding
         if frame.tags:
-            est = self._localizer.megatag2(frame, o.yaw, o.pitch, o.roll)
+            est = localizer.megatag2(frame, o.yaw, o.pitch, o.roll)
             if est is not None:
                 mt2 = [est.x, est.y, 0.0, math.degrees(o.roll), math.degrees(o.pitch),
                        math.degrees(o.yaw)]
@@ -233,6 +345,9 @@ class LimelightPublisher:
                                          math.radians(pose[5] + 180.0), math.tau)), *tail]
             for origin, array in arrays.items():
                 _set_array(self._arrays[POSES[(megatag2, origin)]], array, nt_time)
+            if not megatag2:
+                poses_json = {POSES[(False, o)].name.rsplit("/", 1)[1]: a[:6]
+                              for o, a in arrays.items()}
         _set_array(self._arrays[RAWFIDUCIALS], raw, nt_time)
         _set_array(self._arrays[STDDEVS], std, nt_time)
 
@@ -243,6 +358,7 @@ class LimelightPublisher:
                            x0, y1]
         _set_array(self._arrays[RAWDETECTIONS], detections, nt_time)
         piece = frame.pieces[0] if frame.pieces else None
+        best = self._primary(frame)
         target = best or piece
         d = self._doubles
         if target is None:
@@ -263,14 +379,41 @@ class LimelightPublisher:
                    target.pitch, target.area, tid,
                    float(piece.class_id) if best is None and piece is not None else -1.0, -1.0,
                    sides[1], sides[0], max(xs) - min(xs), max(ys) - min(ys), 0.0]
-        label = self._spec.detector.label(piece.class_id) if (
-            piece is not None and self._spec.detector is not None) else ""
+        label = pspec.detector.label(piece.class_id) if (
+            piece is not None and pspec.detector is not None) else ""
         self._tclass.set(label, nt_time)
-        values.update({TL: latency_ms, CL: 0.0, GETPIPE: 0.0})
+        values.update({TL: latency_ms, CL: 0.0, GETPIPE: float(frame.pipeline)})
         for spec, value in values.items():
             d[spec].set(value, nt_time)
         _set_array(self._arrays[T2D], t2d, nt_time)
+        mount = _pose_array(Pose3d().transformBy(self._mount))
+        _set_array(self._camerapose, mount, nt_time)
+        self._json.set(limelightjson.dump(
+            frame, pspec, latency_ms, times, mount, poses_json, stats), nt_time)
         d[HB].set(float(self._heartbeat), nt_time)  # last: the frame is complete
+
+    def _primary(self, frame: Frame) -> TagObservation | None:
+        """The tag tx/ty/tid target: the largest, or with ``priorityid`` that tag only
+        (Limelight: "ignore other targets"; none when it is not in view)."""
+        if self._priority < 0:
+            return frame.best
+        return next((t for t in frame.tags if t.id == self._priority), None)
+
+    def _localizer(self, index: int) -> TagLocalizer:
+        """The robot-pose solver of pipeline ``index`` (its intrinsics) with the mount robot
+        code set last."""
+        localizer = self._localizers.get(index)
+        if localizer is None:
+            spec = dataclasses.replace(self._pipeline_spec(index), robot_to_camera=self._mount)
+            localizer = self._localizers[index] = TagLocalizer(spec, self._fiducials)
+        return localizer
+
+    def _pipeline_spec(self, index: int) -> CameraSpec:
+        """The camera running pipeline ``index`` (its resolution and detector)."""
+        spec = self._pipelines.get(index)
+        if spec is None:
+            spec = self._pipelines[index] = self._spec.pipeline(index)
+        return spec
 
     def _megatag1(self, frame: Frame) -> list[float] | None:
         """Robot pose array (6 values) from the multi-tag or the single-tag solution."""
@@ -292,8 +435,9 @@ class LimelightPublisher:
     def close(self) -> None:
         """Unpublish every topic and stop reading."""
         publishers: list[_Closable] = [*self._doubles.values(), *self._arrays.values(),
-                                       self._tclass]
+                                       self._tclass, self._json, self._camerapose]
         for pub in publishers:
             pub.close()
         self._heading.close()
+        self._requests.close()
 

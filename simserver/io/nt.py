@@ -41,7 +41,7 @@ from simserver.io.field2d import Field2dPublisher
 from simserver.io.limelight import LimelightPublisher
 from simserver.io.mechanism2d import Mechanism2dPublisher
 from simserver.io.ntinputs import InputReader, InputState
-from simserver.io.photonvision import PhotonVisionPublisher
+from simserver.io.photonvision import PhotonVisionPublisher, PhotonVisionRoot
 from simserver.io.robottopics import RobotTopicReader, RobotValue
 from simserver.io.structs import add_schemas, pack, struct_class
 from simserver.io.validation import InputValidator
@@ -231,6 +231,11 @@ class NtAdapter:
                 "program's %s values still get through)", r.topic, r.client,
                 r.published or "?", r.expected, r.expected)
         self._inputs.refusals.clear()
+        for pubs in self._cameras.values():
+            for pub in pubs:
+                out.cameras += pub.read_requests()
+        if self._photon_root is not None:
+            self._photon_root.read_requests()
         return out
 
     # --- outputs -----------------------------------------------------------------------------
@@ -273,6 +278,7 @@ class NtAdapter:
         self._cameras: dict[str, list[PhotonVisionPublisher | LimelightPublisher]] = {}
         self.heartbeats: dict[str, int] = {}  # camera heartbeat topic -> last value published
         self._bearings: dict[tuple[str, str], Callable[[Any], None]] = {}
+        self._photon_root: PhotonVisionRoot | None = None
         if not self._main:
             return
         cams = self.cameras
@@ -281,6 +287,8 @@ class NtAdapter:
             pubs: list[PhotonVisionPublisher | LimelightPublisher] = []
             if protocol in ("photonvision", "both"):
                 pubs.append(PhotonVisionPublisher(self.inst, spec, self.robot_time))
+                if self._photon_root is None:
+                    self._photon_root = PhotonVisionRoot(self.inst)
             if protocol in ("limelight", "both"):
                 pubs.append(LimelightPublisher(self.inst, spec, cams.fiducials, self.robot_time,
                                                cams.field_size))
@@ -471,6 +479,8 @@ class NtAdapter:
         for pubs in self._cameras.values():
             for pub in pubs:
                 pub.close()
+        if self._photon_root is not None:
+            self._photon_root.close()
         if not self._main:
             return
         if self.robot_topics is not None:

@@ -40,6 +40,7 @@ import ntcore.meta
 from simserver.config.model import Config
 from simserver.contract import topics
 from simserver.io.validation import InputValidator
+from simserver.models.camera import CameraRequest
 
 INPUTS = ntcore.PubSubOptions(periodic=0.001, sendAll=True, keepDuplicates=True)
 HOLD = ntcore.PubSubOptions(periodic=0.001)
@@ -69,6 +70,8 @@ class InputState:
     stalled: bool = False
     resumed: bool = False
     feeds: list[str] = field(default_factory=list)  # stations asked to feed, in order
+    # settings robot code sent to the cameras, in order (simserver.io.camerarequests)
+    cameras: list[CameraRequest] = field(default_factory=list)
 
 
 @dataclass

@@ -14,6 +14,12 @@ time offset ntcore itself applies when it sends it, so the robot sees exactly th
 (:mod:`simserver.io.framestamps`): ``PhotonPipelineResult.getTimestampSeconds()`` (receive
 time - (publish - capture)) is then the capture time in robot time.
 
+Settings: ``pipelineIndexRequest`` and ``driverModeRequest`` become requests for the camera
+model, ``pipelineIndexState`` and ``driverMode`` follow the frames; the coprocessor-wide
+``ledModeRequest``/``ledModeState`` and ``version`` are :class:`PhotonVisionRoot`'s; any other
+key robot code writes under the camera's table is logged once
+(:mod:`simserver.io.camerarequests`).
+
 The frames are packed by :mod:`simserver.io.photonresult`, which needs photonlibpy (Python 3.11
 or newer): it is imported when a publisher is made, so these declarations load without it. A
 ``PhotonCamera`` is never constructed here (it would start photonlibpy's time-sync server on
@@ -29,8 +35,9 @@ import ntcore
 from wpimath.geometry import Transform3d
 
 from simserver.contract.topics import TopicGroup, TopicSpec, fill
+from simserver.io.camerarequests import RequestReader, whole
 from simserver.io.framestamps import FrameStamper
-from simserver.models.camera import CameraSpec, Frame
+from simserver.models.camera import CameraRequest, CameraSpec, Frame
 
 ROOT = "/photonvision"
 CAMERA = f"{ROOT}/<camera>"
@@ -63,9 +70,25 @@ TARGET_PIXELS_Y = _spec("targetPixelsY", "double", "px", "Best target centre, im
 TARGET_POSE = _spec("targetPose", "struct:Transform3d", "m, rad",
                     "Best target's camera-to-target transform (identity without one, and for "
                     "pieces).")
-DRIVER_MODE = _spec("driverMode", "boolean", "", "false: the pipeline runs (set once).")
-PIPELINE_INDEX = _spec("pipelineIndexState", "int", "index", "0: the camera's one pipeline, "
-                       "AprilTag or object detection (set once).")
+DRIVER_MODE = _spec("driverMode", "boolean", "", "Driver mode of the latest frame (true: no "
+                    "targets); follows `driverModeRequest`.")
+PIPELINE_INDEX = _spec("pipelineIndexState", "int", "index", "Pipeline of the latest frame "
+                       "(the camera's `pipelines`); follows `pipelineIndexRequest`.")
+DRIVER_MODE_REQUEST = TopicSpec(f"{CAMERA}/driverModeRequest", "boolean", "in", "",
+                                "PhotonCamera.setDriverMode: no targets while true (frames "
+                                "keep coming).")
+PIPELINE_REQUEST = TopicSpec(f"{CAMERA}/pipelineIndexRequest", "int", "in", "index",
+                             "PhotonCamera.setPipelineIndex: a pipeline of the camera's "
+                             "`pipelines`, from the next capture.")
+LED_REQUEST = TopicSpec(f"{ROOT}/ledModeRequest", "int", "in", "-1..2",
+                        "PhotonCamera.setLED (all cameras): kept in `ledModeState`; changes "
+                        "nothing detected.")
+LED_STATE = TopicSpec(f"{ROOT}/ledModeState", "int", "out", "-1..2",
+                      "The LED mode last requested (-1, the default, until then).")
+VERSION = TopicSpec(f"{ROOT}/version", "string", "out", "",
+                    "The PhotonVision version of the installed photonlibpy (PhotonCamera shows "
+                    "it in its version-mismatch message; the check itself compares "
+                    "`message_uuid`).")
 INTRINSICS = _spec("cameraIntrinsics", "double[]", "px",
                    "Camera matrix, row-major [fx, 0, cx, 0, fy, cy, 0, 0, 1] (set once).")
 DISTORTION = _spec("cameraDistortion", "double[]", "",
@@ -78,7 +101,9 @@ TOPICS = TopicGroup(
     "in the robot program's time base, so `getTimestampSeconds()` is the capture time.",
     (RAW_BYTES, HEARTBEAT, LATENCY, HAS_TARGET, TARGET_YAW, TARGET_PITCH, TARGET_AREA,
      TARGET_SKEW, TARGET_PIXELS_X, TARGET_PIXELS_Y, TARGET_POSE, DRIVER_MODE, PIPELINE_INDEX,
-     INTRINSICS, DISTORTION))
+     INTRINSICS, DISTORTION, PIPELINE_REQUEST, DRIVER_MODE_REQUEST, LED_REQUEST, LED_STATE,
+     VERSION))
+LED_MODES = (-1, 2)  # kDefault .. kBlink (photonlibpy's VisionLEDMode)
 
 
 class _Closable(Protocol):
@@ -118,16 +143,44 @@ class PhotonVisionPublisher:
                                 TARGET_PIXELS_X, TARGET_PIXELS_Y)}
         self._pose = inst.getStructTopic(TARGET_POSE.at(camera=name), Transform3d).publish(
             frames)
-        driver_mode = inst.getBooleanTopic(DRIVER_MODE.at(camera=name)).publish()
-        pipeline = inst.getIntegerTopic(PIPELINE_INDEX.at(camera=name)).publish()
+        self._driver_mode = inst.getBooleanTopic(DRIVER_MODE.at(camera=name)).publish()
+        self._pipeline = inst.getIntegerTopic(PIPELINE_INDEX.at(camera=name)).publish()
+        self._state = (0, False)  # (pipeline, driver mode) last published
+        self._spec = spec
+        self._requests = RequestReader(inst, camera_table(name) + "/", name)
         intrinsics = inst.getDoubleArrayTopic(INTRINSICS.at(camera=name)).publish()
         distortion = inst.getDoubleArrayTopic(DISTORTION.at(camera=name)).publish()
         fx, fy, cx, cy = spec.camera_matrix()
-        driver_mode.set(False)
-        pipeline.set(0)
+        self._driver_mode.set(False)
+        self._pipeline.set(0)
         intrinsics.set([fx, 0.0, cx, 0.0, fy, cy, 0.0, 0.0, 1.0])
         distortion.set([*spec.distortion, 0.0, 0.0, 0.0])
-        self._static: list[_Closable] = [driver_mode, pipeline, intrinsics, distortion]
+        self._static: list[_Closable] = [self._driver_mode, self._pipeline, intrinsics,
+                                         distortion]
+
+    def read_requests(self) -> list[CameraRequest]:
+        """What robot code wrote under the camera's table since the last call: pipeline and
+        driver mode requests for the world; anything else, or a bad value, logged once (see
+        :mod:`simserver.io.camerarequests`)."""
+        out: list[CameraRequest] = []
+        req, spec = self._requests, self._spec
+        last = spec.pipeline_count - 1
+        for key, _, value in req.read():
+            if key == "pipelineIndexRequest":
+                index = whole(value, 0, last)
+                if index is None:
+                    req.bad(key, value, f"a pipeline index 0..{last}")
+                else:
+                    out.append(CameraRequest(spec.name, "pipeline", index))
+            elif key == "driverModeRequest":
+                if isinstance(value, bool):
+                    out.append(CameraRequest(spec.name, "driver_mode", value))
+                else:
+                    req.bad(key, value, "a boolean")
+            else:
+                req.unmodelled(key, value, "a PhotonVision setting with no effect on what the "
+                               "simulated camera reports")
+        return out
 
     def publish(self, frame: Frame) -> None:
         """Publish one delivered frame (call in delivery order; the caller flushes)."""
@@ -148,6 +201,11 @@ class PhotonVisionPublisher:
                            nt_time)
         for spec, value in values.items():
             self._best[spec].set(value, nt_time)
+        state = (frame.pipeline, frame.driver_mode)
+        if state != self._state:
+            self._state = state
+            self._pipeline.set(frame.pipeline, nt_time)
+            self._driver_mode.set(frame.driver_mode, nt_time)
         self._heartbeat.set(frame.sequence, nt_time)
         self._beat = frame.sequence
 
@@ -164,3 +222,38 @@ class PhotonVisionPublisher:
             self._pose, *self._static]
         for pub in publishers:
             pub.close()
+        self._requests.close()
+
+
+class PhotonVisionRoot:
+    """What a PhotonVision coprocessor publishes for all its cameras under ``/photonvision/``:
+    ``version`` (photonlibpy's PhotonVision version) and ``ledModeState``, which follows
+    ``ledModeRequest`` (PhotonCamera.setLED; LEDs change nothing simserver detects)."""
+
+    def __init__(self, inst: ntcore.NetworkTableInstance):
+        try:
+            from photonlibpy.version import PHOTONVISION_VERSION
+        except ImportError:
+            PHOTONVISION_VERSION = ""
+        self.led_mode = -1
+        self._version = inst.getStringTopic(VERSION.name).publish()
+        self._version.set(str(PHOTONVISION_VERSION))
+        self._led = inst.getIntegerTopic(LED_STATE.name).publish()
+        self._led.set(self.led_mode)
+        self._requests = RequestReader(inst, LED_REQUEST.name, "(all PhotonVision cameras)")
+
+    def read_requests(self) -> None:
+        """Follow ``ledModeRequest``; a bad value is logged once."""
+        for _, _, value in self._requests.read():
+            mode = whole(value, *LED_MODES)
+            if mode is None:
+                self._requests.bad("", value, f"a LED mode {LED_MODES[0]}..{LED_MODES[1]}")
+            else:
+                self.led_mode = mode
+                self._led.set(mode)
+
+    def close(self) -> None:
+        """Unpublish and stop listening."""
+        self._version.close()
+        self._led.close()
+        self._requests.close()

@@ -57,10 +57,11 @@ tags (best, alternate, multi-tag) are refined together, as one batch of small no
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -161,7 +162,9 @@ class CameraSpec:
     corner coordinate, px. min_area: smallest detected tag, % of the image area (PhotonVision's
     unit). max_range: farthest detected target, m. detector: an object-detection pipeline
     (game pieces instead of AprilTags; see :mod:`simserver.models.detection`), None for the
-    AprilTag pipeline.
+    AprilTag pipeline. tag_ids: the AprilTag ids reported (None: all; a Limelight's or
+    PhotonVision's ID filter). pipelines: the pipelines robot code may select (index 0, 1, ...;
+    empty: one, index 0, made of the fields above); see :meth:`pipeline`.
     """
 
     name: str
@@ -179,6 +182,8 @@ class CameraSpec:
     min_area: float = 0.0
     max_range: float = math.inf
     detector: DetectorSpec | None = None
+    tag_ids: frozenset[int] | None = None
+    pipelines: tuple[PipelineSpec, ...] = ()
 
     def __post_init__(self) -> None:
         if self.width < 1 or self.height < 1:
@@ -217,6 +222,48 @@ class CameraSpec:
         """Horizontal field of view, rad (between the left and right image edges)."""
         fx, _, cx, _ = self.camera_matrix()
         return math.atan((cx + 0.5) / fx) + math.atan((self.width - 0.5 - cx) / fx)
+
+    @property
+    def pipeline_count(self) -> int:
+        """How many pipelines robot code may select (indexes 0 .. count - 1)."""
+        return max(len(self.pipelines), 1)
+
+    def pipeline(self, index: int) -> CameraSpec:
+        """The camera running pipeline ``index``: this spec with the pipeline's resolution,
+        frame rate, detector and tag filter (itself without ``pipelines``). Calibrated
+        ``intrinsics`` are scaled to the pipeline's resolution, as the same sensor binned or
+        cropped to it sees: pixel centres scale about the image corner, (c + 0.5)·s - 0.5.
+        IndexError outside 0 .. pipeline_count - 1."""
+        if not 0 <= index < self.pipeline_count:
+            raise IndexError(f"camera {self.name!r}: no pipeline {index}")
+        if not self.pipelines:
+            return self
+        p = self.pipelines[index]
+        intrinsics = self.intrinsics
+        if intrinsics is not None and (p.width, p.height) != (self.width, self.height):
+            sx, sy = p.width / self.width, p.height / self.height
+            fx, fy, cx, cy = intrinsics
+            intrinsics = (fx * sx, fy * sy, (cx + 0.5) * sx - 0.5, (cy + 0.5) * sy - 0.5)
+        return dataclasses.replace(self, width=p.width, height=p.height, fps=p.fps,
+                                   detector=p.detector, tag_ids=p.tag_ids,
+                                   intrinsics=intrinsics)
+
+    def detects_pieces(self) -> bool:
+        """Whether some pipeline of the camera is an object detector."""
+        return self.detector is not None or any(p.detector is not None for p in self.pipelines)
+
+
+@dataclass(frozen=True)
+class PipelineSpec:
+    """One pipeline of a camera (see :meth:`CameraSpec.pipeline`): resolution ``width`` ×
+    ``height`` px, frame rate ``fps`` Hz, ``detector`` (an object detector; None: AprilTags)
+    and ``tag_ids`` (the tag ids reported; None: all)."""
+
+    width: int
+    height: int
+    fps: float
+    detector: DetectorSpec | None = None
+    tag_ids: frozenset[int] | None = None
 
 
 @dataclass(frozen=True)
@@ -313,8 +360,10 @@ class Frame:
     from 1 (PhotonVision's sequence ID and heartbeat). robot_pose: (x m, y m, heading rad)
     at capture (NaN when the pose given was not finite). tags: detections, largest first.
     multitag: the multi-tag estimate when two or more fiducials are seen. bearings: visible
-    bearing targets, smallest |offset| first. tag_poses: field poses of ``tags``. A camera
-    with an object detector delivers :class:`DetectionFrame`, with the pieces it saw.
+    bearing targets, smallest |offset| first. tag_poses: field poses of ``tags``. pipeline:
+    the index of the pipeline that captured it; driver_mode: captured in driver mode (no
+    processing, no targets). A camera with an object detector delivers
+    :class:`DetectionFrame`, with the pieces it saw.
     """
 
     camera: str
@@ -326,6 +375,8 @@ class Frame:
     multitag: MultiTagEstimate | None
     bearings: tuple[BearingObservation, ...]
     tag_poses: tuple[tuple[float, float, float], ...] = ()
+    pipeline: int = 0
+    driver_mode: bool = False
 
     @property
     def pieces(self) -> tuple[PieceObservation, ...]:
@@ -573,33 +624,14 @@ class Camera:
                  bearing_targets: Sequence[BearingTarget] = (),
                  obstacles: Sequence[Obstacle] = (),
                  rng: np.random.Generator | None = None):
-        self.spec = spec
+        self.base_spec = spec
         self.rng = rng if rng is not None else np.random.default_rng(0)
-        self.period = 1.0 / spec.fps
-        self._k = spec.camera_matrix()
-        self._focal = np.array(self._k[:2])
-        # Per image axis, shaped to broadcast over coordinate-major points (2, 5, tags).
-        self._focal_c = self._focal.reshape(2, 1, 1)
-        self._principal_c = np.array(self._k[2:]).reshape(2, 1, 1)
-        self._half_c = np.array((spec.width / 2.0, spec.height / 2.0)).reshape(2, 1, 1)
-        # Projections this far from the image centre may still be noised into the image.
-        self._reach_c = self._half_c + 4.0 * spec.pixel_noise + 1.0
-        self._area_scale = 50.0 / (spec.width * spec.height)  # half cross product -> % image
-        self._dist = tuple(float(c) for c in spec.distortion)
-        self._distorted = any(c != 0.0 for c in self._dist)
         mount = spec.robot_to_camera
         self._mount_rot = np.asarray(mount.rotation().toMatrix(), dtype=float)
         # The mount rotation followed by the change to optical axes, row by row (see _eye).
         self._mount_optical = (self._mount_rot @ _NWU_TO_OPTICAL.T).tolist()
         self._mount_xyz = (float(mount.X()), float(mount.Y()), float(mount.Z()))
-        self._hfov_half = spec.horizontal_fov() / 2.0
         self._occluders = _Occluders(obstacles)
-        # Object detection: the half-angle of a cone around the optical axis holding the
-        # whole image (generous with distortion), to cull pieces before projecting them.
-        fx, fy, cx, cy = self._k
-        reach = max(math.hypot(u / fx, v / fy) for u in (-0.5 - cx, spec.width - 0.5 - cx)
-                    for v in (-0.5 - cy, spec.height - 0.5 - cy))
-        self._cone = math.atan(reach * (2.0 if self._distorted else 1.0)) + 1e-6
 
         unique = {f.id: f for f in fiducials}
         tags = sorted(unique.values(), key=lambda f: f.id)
@@ -642,14 +674,87 @@ class Camera:
         self._b_dist = np.array([(b.min_distance, b.max_distance) for b in self._bearings],
                                 dtype=float).reshape(-1, 2)
         self._sequence = 1  # frame counter; keeps counting across resets, like a coprocessor
+        # Runtime settings robot code may change (see the setters below).
+        self.pipeline = 0
+        self.tag_filter: frozenset[int] | None = None
+        self.throttle = 0
+        self._skip_left = 0
+        self.driver_mode = False
+        self._t0: float | None = None  # the capture schedule (see reset)
+        self._next: int = 0
+        self._configure(spec.pipeline(0))
         self.reset()
+
+    def _configure(self, spec: CameraSpec) -> None:
+        """Make ``spec`` (the configured camera running one of its pipelines) the active one:
+        everything that depends on its resolution, frame rate and tag filter."""
+        self.spec = spec
+        self.period = 1.0 / spec.fps
+        self._k = spec.camera_matrix()
+        self._focal = np.array(self._k[:2])
+        # Per image axis, shaped to broadcast over coordinate-major points (2, 5, tags).
+        self._focal_c = self._focal.reshape(2, 1, 1)
+        self._principal_c = np.array(self._k[2:]).reshape(2, 1, 1)
+        self._half_c = np.array((spec.width / 2.0, spec.height / 2.0)).reshape(2, 1, 1)
+        # Projections this far from the image centre may still be noised into the image.
+        self._reach_c = self._half_c + 4.0 * spec.pixel_noise + 1.0
+        self._area_scale = 50.0 / (spec.width * spec.height)  # half cross product -> % image
+        self._dist = tuple(float(c) for c in spec.distortion)
+        self._distorted = any(c != 0.0 for c in self._dist)
+        self._hfov_half = spec.horizontal_fov() / 2.0
+        # Object detection: the half-angle of a cone around the optical axis holding the
+        # whole image (generous with distortion), to cull pieces before projecting them.
+        fx, fy, cx, cy = self._k
+        reach = max(math.hypot(u / fx, v / fy) for u in (-0.5 - cx, spec.width - 0.5 - cx)
+                    for v in (-0.5 - cy, spec.height - 0.5 - cy))
+        self._cone = math.atan(reach * (2.0 if self._distorted else 1.0)) + 1e-6
+        self._filter_tags()
+
+    def _filter_tags(self) -> None:
+        """Which tags may be detected: robot code's filter when it set one (it overrides the
+        pipeline's, as Limelight's ``fiducial_id_filters_set`` does), else the pipeline's."""
+        ids = self.tag_filter if self.tag_filter is not None else self.spec.tag_ids
+        self._allowed = None if ids is None else np.isin(self._ids, sorted(ids))
+
+    # --- runtime settings (from robot code) -------------------------------------------------
+
+    def set_pipeline(self, index: int) -> None:
+        """Run pipeline ``index`` from the next capture on (resolution, frame rate, detector,
+        tag filter: :meth:`CameraSpec.pipeline`); the capture schedule continues from the next
+        capture at the new rate. IndexError outside the camera's pipelines."""
+        spec = self.base_spec.pipeline(index)
+        if index == self.pipeline:
+            return
+        if self._t0 is not None and spec.fps != self.spec.fps:
+            self._t0 += self._next * self.period
+            self._next = 0
+        self.pipeline = index
+        self._configure(spec)
+
+    def set_tag_filter(self, ids: Sequence[int] | None) -> None:
+        """Detect only the tags whose id is in ``ids`` (None: the pipeline's filter again)."""
+        self.tag_filter = None if ids is None else frozenset(int(i) for i in ids)
+        self._filter_tags()
+
+    def set_throttle(self, skip: int) -> None:
+        """Skip ``skip`` scheduled captures after each one processed (Limelight's
+        ``throttle_set``): the frame rate becomes fps / (skip + 1). ValueError below 0."""
+        if skip < 0:
+            raise ValueError("throttle must be ≥ 0")
+        self.throttle = int(skip)
+        self._skip_left = min(self._skip_left, self.throttle)
+
+    def set_driver_mode(self, on: bool) -> None:
+        """Driver mode: frames keep coming at the frame rate, with no targets (nothing is
+        processed)."""
+        self.driver_mode = bool(on)
 
     # --- scheduling ---------------------------------------------------------------------
 
     def reset(self) -> None:
         """Forget the schedule and every frame not yet delivered (the next update starts a
         new capture sequence at its time)."""
-        self._t0: float | None = None
+        self._t0 = None
         self._next = 0
         self._last_delivery = -math.inf
         self._last: tuple[float, tuple[float, float, float]] | None = None
@@ -683,9 +788,13 @@ class Camera:
         robot_occluders = _Occluders(robots) if robots and self.spec.detector else None
         while t0 + self._next * period <= time + 1e-9:
             tc = t0 + self._next * period
+            self._next += 1
+            if self._skip_left > 0:  # throttled: this capture is skipped
+                self._skip_left -= 1
+                continue
+            self._skip_left = self.throttle
             self._pending.append(self.capture(tc, self._pose_at(tc, time, pose), pieces,
                                               robot_occluders))
-            self._next += 1
         self._last = (time, pose)
         out = []
         while self._pending and self._pending[0].delivery_time <= time + 1e-9:
@@ -715,7 +824,8 @@ class Camera:
         self._last_delivery = delivery
         pose = _pose_tuple(robot_pose)
         seen: tuple[PieceObservation, ...] = ()
-        if all(map(math.isfinite, pose)) and max(abs(pose[0]), abs(pose[1])) < MAX_POSITION:
+        if not self.driver_mode and all(map(math.isfinite, pose)) and max(
+                abs(pose[0]), abs(pose[1])) < MAX_POSITION:  # driver mode: nothing processed
             if spec.detector is None:
                 tags, multitag, poses = self._observe_tags(*pose)
             else:  # an object-detection pipeline: pieces, no tags
@@ -729,10 +839,11 @@ class Camera:
             tags, multitag, poses, bearings = (), None, (), ()
         if spec.detector is None:
             frame = Frame(spec.name, self._sequence, time, delivery, pose, tags, multitag,
-                          bearings, poses)
+                          bearings, poses, self.pipeline, self.driver_mode)
         else:
             frame = DetectionFrame(spec.name, self._sequence, time, delivery, pose, tags,
-                                   multitag, bearings, poses, seen)
+                                   multitag, bearings, poses, self.pipeline, self.driver_mode,
+                                   seen)
         self._sequence += 1
         return frame
 
@@ -790,7 +901,10 @@ class Camera:
         # Project the corners and centre of every tag whose face points at the camera, and
         # keep those that can be detected. Points are coordinate-major, (coordinate, 5, tags),
         # so that each coordinate is a contiguous row (numpy is quickest on those).
-        idx = (self._planes @ eye > 0.0).nonzero()[0]
+        facing = self._planes @ eye > 0.0
+        if self._allowed is not None:
+            facing &= self._allowed
+        idx = facing.nonzero()[0]
         k = len(idx)
         if k == 0:
             return (), None, ()
@@ -1042,6 +1156,16 @@ class Camera:
         return tuple(out)
 
 
+class CameraRequest(NamedTuple):
+    """A runtime setting robot code sent to camera ``camera``: ``setting`` is "pipeline"
+    (an index), "tag_filter" (tag ids, None: the pipeline's filter), "throttle" (captures
+    skipped per one processed) or "driver_mode" (bool); see the Camera setters."""
+
+    camera: str
+    setting: str
+    value: Any
+
+
 class VisionSystem:
     """Every camera of a robot, sharing the targets and the field elements; ``fiducials``: the
     tags they can detect (what a Limelight's own layout holds).
@@ -1075,6 +1199,16 @@ class VisionSystem:
         """Reset every camera (see :meth:`Camera.reset`)."""
         for cam in self.cameras.values():
             cam.reset()
+
+    def apply(self, request: CameraRequest) -> None:
+        """Apply a setting robot code sent (from the next capture on). IndexError, ValueError
+        or KeyError (no such camera or setting) for one that cannot apply; nothing changes
+        then."""
+        cam = self.cameras[request.camera]
+        setters: dict[str, Callable[[Any], None]] = {
+            "pipeline": cam.set_pipeline, "tag_filter": cam.set_tag_filter,
+            "throttle": cam.set_throttle, "driver_mode": cam.set_driver_mode}
+        setters[request.setting](request.value)
 
     def update(self, time: float, robot_pose: Pose2d | Sequence[float],
                pieces: Detectables | None = None,

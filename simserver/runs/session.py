@@ -255,7 +255,18 @@ class Session:
         self._apply_script()
 
     def _feed(self, state: InputState) -> None:
-        """Human-player feeding asked for on NetworkTables (``/simserver/pieces/feed``)."""
+        """Human-player feeding asked for on NetworkTables (``/simserver/pieces/feed``), and
+        the settings robot code sent to the cameras (from their next capture)."""
+        vision = self.world.vision
+        for request in state.cameras:
+            if vision is None:
+                break
+            try:
+                vision.apply(request)
+            except (IndexError, KeyError, ValueError) as exc:  # checked by io: not expected
+                self._limiter.log(f"camera {request.camera} {request.setting}",
+                                  logging.WARNING, "camera %s: %s %r not applied (%s)",
+                                  request.camera, request.setting, request.value, exc)
         pieces = self.world.field_pieces
         feeder = None if pieces is None else pieces.feeder
         for station in state.feeds:

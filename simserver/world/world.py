@@ -136,7 +136,7 @@ class World:
         if cfg.cameras:
             piece_types = field_piece_types(cfg.pieces, cfg.field.season)
             specs = camera_specs(cfg.cameras, {t.name: t.class_id for t in piece_types.values()})
-            self._detects = any(spec.detector is not None for spec in specs)
+            self._detects = any(spec.detects_pieces() for spec in specs)
             self.vision = VisionSystem(
                 specs, cfg.vision.all_fiducials(cfg.field.season),
                 cfg.vision.bearing_targets(), self.obstacles.obstacles,

@@ -36,11 +36,13 @@ def free_udp_port() -> int:
 class RobotProcess:
     """tests/io/photon_robot.py as a subprocess, its stdout lines in a queue."""
 
-    def __init__(self, port: int, seconds: float):
+    def __init__(self, port: int, seconds: float, script: Path | None = None):
+        """photon_robot.py, or ``script`` (given only --port and --timesync-port)."""
+        args = [str(script)] if script is not None else [
+            str(ROBOT), "--seconds", str(seconds), "--mount", *(str(v) for v in MOUNT)]
         self.proc = subprocess.Popen(
-            [sys.executable, str(ROBOT), "--port", str(port), "--timesync-port",
-             str(free_udp_port()), "--seconds", str(seconds), "--mount",
-             *(str(v) for v in MOUNT)],
+            [sys.executable, *args, "--port", str(port), "--timesync-port",
+             str(free_udp_port())],
             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         self.lines: queue.Queue[str] = queue.Queue()
         self._reader = threading.Thread(target=self._read, daemon=True)

@@ -126,7 +126,13 @@ def _sweep(sweep: Any, sweep_file: str, planned: int, address: str | None,
            workers: int | None, out: Path, show: bool) -> int:
     """Run the sweep's first ``planned`` runs on Ray, write the results, return the status."""
     from simserver.config.plausible import field_dimensions
-    from simserver.sweeps.distributed import NotShippable, RayMissing, Where, run_all
+    from simserver.sweeps.distributed import (
+        ClusterUnavailable,
+        NotShippable,
+        RayMissing,
+        Where,
+        run_all,
+    )
     from simserver.sweeps.plot import plot
     from simserver.sweeps.results import Report
 
@@ -145,7 +151,7 @@ def _sweep(sweep: Any, sweep_file: str, planned: int, address: str | None,
 
         try:
             outcome = run_all(sweep, range(planned), Where(address, workers), ended)
-        except (RayMissing, NotShippable) as exc:
+        except (RayMissing, NotShippable, ClusterUnavailable) as exc:
             click.echo(f"simserver: {exc}", err=True)
             return EXIT_BAD_INPUT
     report = Report.of(sweep, outcome.records, planned, outcome.interrupted,

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 import os
+import socket
 import time
 import traceback
 from collections.abc import Callable, Sequence
@@ -31,6 +32,8 @@ from simserver.sweeps.spec import Sweep, load_sweep
 HANG_GRACE = 60.0
 #: Seconds between looks at the tasks in flight.
 POLL = 0.25
+#: Seconds to wait for a cluster's head to answer before saying nothing is there.
+CONNECT_TIMEOUT = 5.0
 #: Object store of a local Ray instance, bytes (records are a few kB each).
 LOCAL_OBJECT_STORE = 128 * 1024 * 1024
 #: What Ray leaves out of the folder it ships to a cluster.
@@ -69,6 +72,10 @@ def _ray() -> Any:
     return ray
 
 
+class ClusterUnavailable(RuntimeError):
+    """The Ray cluster named cannot be joined."""
+
+
 class NotShippable(ValueError):
     """A sweep whose files are not all inside its folder, which Ray ships to a cluster."""
 
@@ -87,21 +94,43 @@ def _check_shippable(sweep: Sweep) -> None:
                                "to the cluster's workers: move it inside")
 
 
+def _check_listening(address: str) -> None:
+    """ClusterUnavailable at once when nothing listens at a ``host:port`` address (Ray itself
+    retries for minutes); other forms (``auto``, ``ray://...``) are left to Ray."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not host or not port.isdigit() or "/" in host:
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=CONNECT_TIMEOUT).close()
+    except OSError as exc:
+        raise ClusterUnavailable(f"nothing answers at {address} ({exc.strerror or exc}): start "
+                                 "the cluster's head there with `ray start --head`") from None
+
+
 def start(sweep: Sweep, where: Where) -> tuple[str, int]:
     """Start or join Ray; returns (how the task finds the sweep file: its absolute path, or
     its name in the shipped working directory on a cluster, the number of CPUs)."""
     ray = _ray()
     address = where.address or os.environ.get("RAY_ADDRESS") or None
     if address is None:
-        ray.init(num_cpus=where.workers or os.cpu_count() or 1, include_dashboard=False,
+        # "local": a new instance of our own, even where a cluster was started on this machine.
+        ray.init(address="local", num_cpus=where.workers or os.cpu_count() or 1,
+                 include_dashboard=False,
                  object_store_memory=LOCAL_OBJECT_STORE, log_to_driver=False,
                  logging_level=logging.WARNING, configure_logging=True)
         sweep_ref = str(Path(sweep.source).resolve())
     else:
         _check_shippable(sweep)
-        ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING,
-                 runtime_env={"working_dir": str(sweep.folder),
-                              "excludes": SHIPPED_EXCLUDES})
+        _check_listening(address)
+        try:
+            ray.init(address=address, log_to_driver=False, logging_level=logging.WARNING,
+                     runtime_env={"working_dir": str(sweep.folder),
+                                  "excludes": SHIPPED_EXCLUDES})
+        except (ConnectionError, RuntimeError, ValueError) as exc:
+            raise ClusterUnavailable(
+                f"cannot join the Ray cluster at {address}: {str(exc)[:300]} (a cluster that "
+                "`ray start` made uses token authentication: set RAY_AUTH_MODE=token here, "
+                "with its token in ~/.ray/auth_token or RAY_AUTH_TOKEN)") from None
         sweep_ref = Path(sweep.source).resolve().name
     cpus = int(ray.cluster_resources().get("CPU", 1))
     return sweep_ref, max(cpus, 1)

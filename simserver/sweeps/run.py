@@ -133,6 +133,7 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
         timing["simulate"] = ended - (session.attached_at or t0)
         verdict = check.result()
         record.update(verdict.to_json())
+        del record["scenario"]  # the sweep's check file, where this machine keeps it
         record["summary"] = {k: v for k, v in summary.as_dict().items()
                              if k not in _WALL_FIGURES}
         failure = session.failure

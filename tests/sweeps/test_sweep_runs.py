@@ -38,9 +38,11 @@ def kitbot_copy(tmp_path: Path, robot_extra: str = "") -> Path:
     return project
 
 
-def sweep(sweep_file: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+def sweep(sweep_file: Path, *args: str, timeout: float = 300,
+          env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "simserver", "sweep", str(sweep_file), *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=sweep_file.parent)
+                          capture_output=True, text=True, timeout=timeout, cwd=sweep_file.parent,
+                          env=dict(os.environ, **(env or {})))
 
 
 def records(out: Path) -> list[dict]:
@@ -176,19 +178,22 @@ normal = ["55 lb", "5 lb"]
 
 
 RAY = str(Path(sys.executable).parent / "ray")
+#: Clusters that `ray start` makes use token authentication (Ray 2.60; docs/sweeps.md): every
+#: client says so.
+TOKEN = {"RAY_AUTH_MODE": "token", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
 def ray_node(*args: str, log: Path) -> subprocess.Popen:
     """``ray start --block`` (a head with ``--head``, else a worker node) with one CPU."""
     return subprocess.Popen([RAY, "start", "--block", "--num-cpus", "1", *args],
                             stdout=log.open("w"), stderr=subprocess.STDOUT,
-                            env=dict(os.environ, RAY_USAGE_STATS_ENABLED="0"),
+                            env=dict(os.environ, **TOKEN),
                             start_new_session=True)
 
 
 def cluster_cpus(port: int) -> str:
     return subprocess.run([RAY, "status", "--address", f"127.0.0.1:{port}"],
-                          capture_output=True, text=True).stdout
+                          capture_output=True, text=True, env=dict(os.environ, **TOKEN)).stdout
 
 
 def test_scripted_sweep_on_a_two_node_cluster_matches_the_local_one(tmp_path):
@@ -211,7 +216,7 @@ def test_scripted_sweep_on_a_two_node_cluster_matches_the_local_one(tmp_path):
         worker = ray_node("--address", f"127.0.0.1:{port}", log=tmp_path / "worker.log")
         wait_for(lambda: "2.0 CPU" in cluster_cpus(port), 60, "the worker node to join")
         cluster = sweep(path, "--address", f"127.0.0.1:{port}", "--out",
-                        str(tmp_path / "cluster"))
+                        str(tmp_path / "cluster"), env=TOKEN)
     finally:
         for node in (worker, head):
             if node is not None:

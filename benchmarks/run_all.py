@@ -1,7 +1,8 @@
 """Run every benchmark: throughput of the physics core (kitbot vs WPILib; swerve, a full robot
 and six colliding robots; game pieces on the field), mechanisms vs WPILib's, latency over
 NetworkTables (a plain ntcore client, and a real robot program through the bridge), real-time
-pacing, lock-step with a real robot program, the cost of a camera frame against photonlibpy's
+pacing, lock-step with a real robot program, sweeps of seeded runs on Ray (one worker, all
+cores, a two-node cluster, 1000 runs), the cost of a camera frame against photonlibpy's
 simulation, what showing 500 game pieces costs per tick, and memory.
 
 Each benchmark prints its figures next to a reference measured in the same run (WPILib's
@@ -39,6 +40,7 @@ try:
         pacing,
         pieces_shown,
         robot_latency,
+        sweeps,
         throughput,
         vision,
         worlds,
@@ -55,6 +57,7 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import pacing  # type: ignore
     import pieces_shown  # type: ignore
     import robot_latency  # type: ignore
+    import sweeps  # type: ignore
     import throughput  # type: ignore
     import vision  # type: ignore
     import worlds  # type: ignore
@@ -63,11 +66,11 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
 FULL = {"seconds": 120.0, "repeats": 5, "switches": 1000, "warmup": 20, "pacing": 60.0,
         "lockstep": 60.0, "vision_poses": 200, "worlds": 30.0, "worlds_repeats": 3, "pieces": 30.0,
         "mechanisms": 60.0, "robot_switches": 1000, "kills": 120, "freezes": 20,
-        "inputs_mb": 60.0, "pieces_ticks": 500}
+        "inputs_mb": 60.0, "pieces_ticks": 500, "sweep_runs": 1000, "sweep_small": 64}
 QUICK = {"seconds": 20.0, "repeats": 3, "switches": 100, "warmup": 10, "pacing": 5.0,
          "lockstep": 10.0, "vision_poses": 50, "worlds": 5.0, "worlds_repeats": 1, "pieces": 5.0,
          "mechanisms": 10.0, "robot_switches": 100, "kills": 12, "freezes": 3, "inputs_mb": 5.0,
-         "pieces_ticks": 100}
+         "pieces_ticks": 100, "sweep_runs": 8, "sweep_small": 4}
 
 
 def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
@@ -76,7 +79,7 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                     mech: dict | None = None, rlat: dict | None = None,
                     mem: dict | None = None, gone: dict | None = None,
                     inp: dict | None = None, pie: dict | None = None,
-                    shown: dict | None = None) -> str:
+                    shown: dict | None = None, swp: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, every section measured."""
     lines = [
         "# simserver benchmark figures",
@@ -110,6 +113,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
     if lock is not None:
         lines += ["## Lock-step with a robot program", "",
                   lockstep.format_markdown(lock).rstrip(), ""]
+    if swp is not None:
+        lines += [sweeps.format_markdown(swp).rstrip(), ""]
     if vis is not None:
         lines += ["## Vision", "", vision.format_markdown(vis).rstrip(), ""]
     if mem is not None:
@@ -164,6 +169,15 @@ def main(argv: list[str] | None = None) -> int:
     lock = lockstep.measure_lockstep(p["lockstep"])
     print(lockstep.format_table(lock), flush=True)
     print(flush=True)
+    swp = None
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        print("Sweeps: left out, Ray is not installed (the `sweep` extra).", flush=True)
+    else:
+        swp = sweeps.measure_sweeps(int(p["sweep_runs"]), int(p["sweep_small"]))
+        print(sweeps.format_table(swp), flush=True)
+    print(flush=True)
     vis = None
     if vision.have_reference():
         vis = vision.measure_vision(int(p["vision_poses"]), int(p["repeats"]))
@@ -185,7 +199,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis,
-                                               wor, mech, rlat, mem, gone, inp, pie, shown),
+                                               wor, mech, rlat, mem, gone, inp, pie, shown,
+                                               swp),
                                 encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

@@ -165,7 +165,8 @@ def failed_record(index: int, error: str, log: str | None = None) -> dict[str, A
     """The record of a run that produced none of its own (a lost worker, a hang)."""
     return {"run": index, "seed": None, "values": None, "passed": False, "error": error,
             "checks": [], "final_pose": None, "summary": None, "log": log,
-            "timing": {"robot_start": None, "simulate": None, "total": None}, "host": None}
+            "timing": {"robot_start": None, "simulate": None, "checks": None, "total": None},
+            "host": None}
 
 
 def run_all(sweep: Sweep, indices: Sequence[int], where: Where,

@@ -86,7 +86,7 @@ class Report:
         """Per part of a run (robot program start-up, simulation, whole run): mean and total
         seconds over the runs that measured it."""
         out: dict[str, dict[str, float | None]] = {}
-        for part in ("robot_start", "simulate", "total"):
+        for part in ("robot_start", "simulate", "checks", "total"):
             values = [r["timing"][part] for r in self.records
                       if r.get("timing") and r["timing"].get(part) is not None]
             out[part] = {"mean": float(np.mean(values)) if values else None,
@@ -122,6 +122,9 @@ class Report:
                  + (" (stopped early)" if self.interrupted else "")
                  + f", {self.passed_runs} passed ({self.pass_rate:.1%}; goal "
                  f"{self.pass_rate_goal:.1%}: {'met' if self.met else 'NOT met'})"]
+        if self.records and self.wall_time > 0:
+            lines.append(f"{len(self.records)} runs in {self.wall_time:.0f} s on {self.workers} "
+                         f"workers: {self.wall_time / len(self.records):.2f} s a run")
         if self.checks:
             width = max(len(n) for n in self.checks)
             lines.append("")

@@ -21,6 +21,8 @@ from typing import Any
 
 from simserver.config.issues import ConfigError
 from simserver.config.loader import loads
+from simserver.contract.snapshot import Snapshot
+from simserver.runs.scenario import Scenario, ScenarioCheck
 from simserver.sweeps.launcher import Launcher
 from simserver.sweeps.sampling import RunPlan, config_text, run_source, run_table
 from simserver.sweeps.spec import ROBOT_MAIN, Sweep
@@ -83,7 +85,6 @@ def _attempts(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[
 def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, Any]:
     from simserver.io.nt import Endpoint
     from simserver.io.scripted import ScriptError, load_script
-    from simserver.runs.scenario import ScenarioCheck
     from simserver.runs.session import RunOptions, Session
     from simserver.world import ModelBuildError
 
@@ -97,7 +98,7 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
         cfg = loads(text, run_source(sweep, plan.index), sweep.config_path.parent)
         script = None if sweep.inputs is None else load_script(
             sweep.inputs, list(cfg.motors), list(cfg.solenoids))
-        check = ScenarioCheck(sweep.scenario)
+        check = _TimedCheck(sweep.scenario)
     except (ConfigError, ScriptError) as exc:
         record["error"] = f"not runnable: {exc}"
         return record
@@ -131,6 +132,7 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
         if session.attached_at is not None:
             timing["robot_start"] = session.attached_at - t0
         timing["simulate"] = ended - (session.attached_at or t0)
+        timing["checks"] = check.spent
         verdict = check.result()
         record.update(verdict.to_json())
         del record["scenario"]  # the sweep's check file, where this machine keeps it
@@ -158,6 +160,20 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
     return record
 
 
+class _TimedCheck(ScenarioCheck):
+    """The scenario's checks, with the wall time their observing took (``spent``, s): the
+    "checks" part of a run's timing."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        super().__init__(scenario)
+        self.spent = 0.0
+
+    def observe(self, t: float, snap: Snapshot) -> None:
+        start = time.perf_counter()
+        super().observe(t, snap)
+        self.spent += time.perf_counter() - start
+
+
 #: Summary figures that measure the machine, not the run: kept out of a run's record.
 _WALL_FIGURES = ("wall_time", "late_periods", "clock_gap", "timing")
 
@@ -166,7 +182,7 @@ def _record(plan: RunPlan) -> dict[str, Any]:
     """A run's record before it runs: a failed one until the verdict says otherwise."""
     return {"run": plan.index, "seed": plan.seed, "values": plan.values, "passed": False,
             "error": None, "checks": [], "final_pose": None, "summary": None,
-            "timing": {"robot_start": None, "simulate": None, "total": None}}
+            "timing": {"robot_start": None, "simulate": None, "checks": None, "total": None}}
 
 
 #: Set to 0 to start every robot program as a plain subprocess instead of forking it from a

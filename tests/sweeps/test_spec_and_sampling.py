@@ -165,3 +165,17 @@ values = [0, 1]
     assert cfg.robot.start.x == pytest.approx(si(plans[8].values["robot.start.x"]), abs=1e-12)
     assert cfg.sim.seed == plans[8].seed
     assert (cfg.bridge.port, cfg.bridge.nt_port) == (6000, 6001)
+
+
+def test_docs_name_every_sweep_key_distribution_and_mode():
+    import dataclasses
+
+    from simserver.sweeps.spec import DISTRIBUTIONS, MODES, SweepTable
+
+    text = (REPO / "docs" / "sweeps.md").read_text()
+    for f in dataclasses.fields(SweepTable):
+        assert f"| `{f.name}` |" in text, f.name
+    for name in DISTRIBUTIONS:
+        assert f"`{name} = " in text, name
+    for mode in MODES:
+        assert f'`mode = "{mode}"`' in text, mode

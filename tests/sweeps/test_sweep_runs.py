@@ -226,3 +226,57 @@ def test_scripted_sweep_on_a_two_node_cluster_matches_the_local_one(tmp_path):
     a, b = records(tmp_path / "local"), records(tmp_path / "cluster")
     assert len(a) == 6 and all(r["checks"] for r in a), a
     assert [comparable(r) for r in a] == [comparable(r) for r in b]
+
+
+SLOW_START = """
+import os as _os
+import time as _time
+
+if "0.03 ohm" in open(_os.environ["SIMSERVER_CONFIG"]).read():  # run 1 starts slowly
+    _time.sleep(8)
+"""
+
+
+def _process_of_run(index: int) -> int | None:
+    """The pid of the robot program whose config is run ``index``'s, if one runs."""
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            environ = Path(f"/proc/{pid}/environ").read_bytes()
+        except OSError:
+            continue
+        if f"/simserver-run{index}-".encode() in environ and b"SIMSERVER_CONFIG" in environ:
+            return int(pid)
+    return None
+
+
+def _parent(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+
+
+def test_a_lost_worker_fails_its_run_and_the_sweep_goes_on(tmp_path):
+    project = kitbot_copy(tmp_path, SLOW_START)
+    path = project / "sweep.toml"
+    path.write_text("""[sweep]
+config = "simserver.toml"
+robot = "."
+check = "auto-check.toml"
+runs = 4
+[vary."battery.resistance"]
+values = ["0.015 ohm", "0.03 ohm"]
+""")
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "simserver", "sweep", str(path), "--workers",
+                             "2", "--out", str(out)], cwd=project, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    robot = wait_for(lambda: _process_of_run(1), 60, "run 1's robot program")
+    worker = _parent(_parent(robot))  # robot program <- launcher <- Ray worker
+    assert "ray" in Path(f"/proc/{worker}/cmdline").read_text(), "not a Ray worker"
+    os.kill(worker, signal.SIGKILL)
+    stdout, stderr = proc.communicate(timeout=180)
+    assert proc.returncode == 1, stdout + stderr  # run 3 also starts slowly, and passes
+    runs = records(out)
+    assert [r["run"] for r in runs] == [0, 1, 2, 3]
+    assert runs[1]["error"].startswith("lost:"), runs[1]
+    assert [r["passed"] for r in runs] == [True, False, True, True], runs
+    # The lost worker's launcher stopped run 1's robot program.
+    wait_for(lambda: _process_of_run(1) is None, 30, "run 1's robot program to end")

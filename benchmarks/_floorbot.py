@@ -23,12 +23,13 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 _loops = [0]  # autonomousPeriodic calls: shows the program ran its autonomous every period
 
 
-def _counted(robot: type) -> type:
-    """``robot`` with its autonomousPeriodic calls counted."""
+def _counted(robot: Any) -> type:
+    """``robot`` (a TimedRobot class) with its autonomousPeriodic calls counted."""
     periodic = robot.autonomousPeriodic
 
     def autonomousPeriodic(self: object) -> None:
@@ -67,7 +68,9 @@ def _drive(periods: int) -> None:
 def main() -> None:
     periods, nt_port = int(sys.argv[1]), int(sys.argv[2])
     sys.path.insert(0, str(Path.cwd()))
-    sys.argv = [str(Path.cwd() / "robot.py")]  # WPILib finds the deploy directory beside it
+    import robotpy.main
+
+    robotpy.main.robot_py_path = Path.cwd() / "robot.py"  # the deploy directory is beside it
     import ntcore
     import wpilib
 

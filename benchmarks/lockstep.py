@@ -187,7 +187,10 @@ def format_table(r: dict) -> str:
 def format_markdown(r: dict) -> str:
     """Markdown table for RESULTS.md."""
     lines = [f"{r['seconds']:g} s of autonomous per run, `simserver run --lockstep --fast` "
-             "beside `robotpy sim --nogui --simserver` (examples/kitbot).", "",
+             "beside `robotpy sim --nogui --simserver` (examples/kitbot, on free ports). The "
+             "floor: the same robot program alone, stepped by WPILib's `stepTiming(0.02)` from "
+             "its own process (benchmarks/_floorbot.py), before and after the lock-step runs; "
+             "lock-step / floor compares the best of each.", "",
              "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
     lines += ["| " + " | ".join(row) + " |" for row in _rows(r)]
     return "\n".join(lines) + "\n"

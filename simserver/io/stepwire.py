@@ -86,9 +86,16 @@ class Link:
 
     def send(self, message: dict[str, Any]) -> None:
         """Send one message."""
+        data = _encode(message).encode() + b"\n"
         try:
-            self.sock.settimeout(SEND_TIMEOUT)
-            self.sock.sendall(json.dumps(message, separators=(",", ":")).encode() + b"\n")
+            self.sock.settimeout(0.0)  # a message fits the socket's buffer: no wait, no poll
+            try:
+                sent = self.sock.send(data)
+            except BlockingIOError:
+                sent = 0
+            if sent < len(data):
+                self.sock.settimeout(SEND_TIMEOUT)
+                self.sock.sendall(data[sent:])
         except OSError as exc:
             raise LinkError(f"connection lost ({exc})") from None
 
@@ -157,6 +164,9 @@ class Link:
         """Close the socket."""
         with contextlib.suppress(OSError):
             self.sock.close()
+
+
+_encode = json.JSONEncoder(separators=(",", ":")).encode  # compact, as json.dumps would
 
 
 def _yield() -> None:

@@ -11,6 +11,8 @@ own socket, in both timing modes. The conversation:
     bridge -> simserver   {"time": <robot time, s>, "values": {<input topic>: value, ...},
                            "late": <periods answered late so far (real time)>}
     simserver -> bridge   {"values": {<sensor or Driver Station topic>: value, ...}}
+                          (lock-step with cameras also "await": {<heartbeat topic>: n, ...},
+                          the camera frames published over NT for this period)
     and at the end of the run:
     simserver -> bridge   {"bye": "<why>"}
 

@@ -1,12 +1,17 @@
-"""Lock-step throughput with a real robot program, and the determinism check.
+"""Lock-step throughput with a real robot program, its floor, and the determinism check.
 
-Runs examples/kitbot (``python -m robotpy sim --nogui --simserver``, port 5810: the machine-wide
-lock /tmp/simserver-5810.lock is held meanwhile, see ``_common.robot_program_lock``) against
-``simserver run --lockstep --fast --enable autonomous``
-twice, and reports simulated seconds per wall second, wall time per 20 ms robot period, and
-whether the two pose traces are bit-identical. The reference, measured in the same run, is the
-same world stepped by simserver alone at the same period with scripted inputs (no robot program,
-no bridge): the ratio is what the robot program and the exchange cost on top of the physics.
+Runs examples/kitbot (``python -m robotpy sim --nogui --simserver``, on a free step port and a
+free NetworkTables port: ``bridge.port``, ``bridge.nt_port``, so neither port 5810 nor its
+lock) against ``simserver run --lockstep --fast --enable autonomous`` twice, and reports
+simulated seconds per wall second, wall time per 20 ms robot period, and whether the two pose
+traces are bit-identical. Two references are measured in the same run:
+
+- the floor: the same robot program stepped alone by ``wpilib.simulation.stepTiming`` from its
+  own process (benchmarks/_floorbot.py; no simserver, no bridge), before and after the
+  lock-step runs; lock-step's wall time per period over the floor's is what simserver, the
+  bridge and the exchange add to the robot program's own cost;
+- the same world stepped by simserver alone at the same period with scripted inputs (no robot
+  program, no bridge): the physics.
 
     python benchmarks/lockstep.py [--seconds 60]
 """
@@ -25,15 +30,22 @@ import time
 from pathlib import Path
 
 try:
-    from benchmarks._common import bundled_script, robot_program_lock, text_table
+    from benchmarks._common import bundled_script, text_table
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
-    from _common import bundled_script, robot_program_lock, text_table  # type: ignore
+    from _common import bundled_script, text_table  # type: ignore
 from simserver.config.loader import load
 from simserver.runs.session import RunOptions, Session
 
 REPO = Path(__file__).resolve().parents[1]
 KITBOT = REPO / "examples" / "kitbot"
 GOAL = 10.0  # × real time (issue 3)
+FLOOR_GOAL = 1.5  # lock-step wall per period over the floor's (issue 24)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
 
 
 def _port_busy(port: int) -> bool:
@@ -41,25 +53,46 @@ def _port_busy(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) == 0
 
 
+def own_ports_config(work: Path, name: str) -> tuple[Path, int]:
+    """A copy of the kitbot's config in ``work/name`` whose robot program takes a free step
+    port and a free NetworkTables port (``bridge.port``, ``bridge.nt_port``), so it needs
+    neither port 5810 nor the machine-wide lock; returns (config, NT port)."""
+    folder = work / name
+    folder.mkdir()
+    nt_port = _free_port()
+    path = folder / "simserver.toml"
+    path.write_text((KITBOT / "simserver.toml").read_text() +
+                    f"\nport = {_free_port()}\nnt_port = {nt_port}\n")
+    return path, nt_port
+
+
+def _wait_started(robot: subprocess.Popen, log_path: Path, nt_port: int) -> None:
+    deadline = time.monotonic() + 60
+    while "simserver bridge:" not in log_path.read_text() or not _port_busy(nt_port):
+        if time.monotonic() > deadline or robot.poll() is not None:
+            raise RuntimeError(f"robot program did not start; see {log_path}")
+        time.sleep(0.05)
+
+
+def _stop(robot: subprocess.Popen) -> None:
+    if robot.poll() is None:
+        os.killpg(robot.pid, signal.SIGKILL)
+        robot.wait()
+
+
 def _lockstep_run(seconds: float, work: Path, name: str) -> tuple[dict, bytes]:
     """One robot program + one lock-step simserver run; (JSON summary, trace bytes)."""
-    if _port_busy(5810):
-        raise RuntimeError("port 5810 is busy: stop the other robot program first")
+    cfg, nt_port = own_ports_config(work, name)
     log = (work / f"{name}-robot.log").open("w")
     robot = subprocess.Popen(
         [sys.executable, "-m", "robotpy", "sim", "--nogui", "--simserver"], cwd=KITBOT,
         stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-        env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        env=dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(cfg)))
     try:
-        deadline = time.monotonic() + 60
-        log_path = Path(log.name)
-        while "simserver bridge:" not in log_path.read_text() or not _port_busy(5810):
-            if time.monotonic() > deadline or robot.poll() is not None:
-                raise RuntimeError(f"robot program did not start; see {log.name}")
-            time.sleep(0.05)
+        _wait_started(robot, Path(log.name), nt_port)
         out, trace = work / f"{name}.json", work / f"{name}.csv"
         run = subprocess.run(
-            [sys.executable, "-m", "simserver", "run", str(KITBOT / "simserver.toml"),
+            [sys.executable, "-m", "simserver", "run", str(cfg),
              "--lockstep", "--fast", "--enable", "autonomous", "--duration", f"{seconds:g}",
              "--json", str(out), "--trace", str(trace), "-q"],
             cwd=REPO, capture_output=True, text=True, timeout=seconds + 120)
@@ -68,13 +101,25 @@ def _lockstep_run(seconds: float, work: Path, name: str) -> tuple[dict, bytes]:
         robot.wait(30)
         return json.loads(out.read_text())["summary"], trace.read_bytes()
     finally:
-        if robot.poll() is None:
-            os.killpg(robot.pid, signal.SIGKILL)
-            robot.wait()
+        _stop(robot)
         log.close()
-        deadline = time.monotonic() + 10
-        while _port_busy(5810) and time.monotonic() < deadline:
-            time.sleep(0.05)
+
+
+def _floor(seconds: float, work: Path) -> float:
+    """Wall s per 20 ms period of the kitbot stepped alone by ``stepTiming`` in its own
+    process (benchmarks/_floorbot.py): no simserver, no bridge."""
+    periods = round(seconds / 0.02)
+    run = subprocess.run(
+        [sys.executable, str(Path(__file__).with_name("_floorbot.py")), str(periods),
+         str(_free_port())], cwd=KITBOT, capture_output=True, text=True, timeout=seconds + 120,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    if run.returncode != 0:
+        raise RuntimeError(f"the floor's robot program failed: {run.stderr[-2000:]}")
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    if result["autonomous_loops"] < periods:
+        raise RuntimeError(f"the floor's robot program ran {result['autonomous_loops']} "
+                           f"autonomous loops in {periods} periods")
+    return float(result["wall"]) / periods
 
 
 def _physics_alone(seconds: float) -> float:
@@ -89,16 +134,19 @@ def _physics_alone(seconds: float) -> float:
 
 
 def measure_lockstep(seconds: float = 60.0) -> dict:
-    """Two lock-step runs and the physics-alone reference."""
-    with robot_program_lock(), tempfile.TemporaryDirectory(prefix="simserver-lockstep-") as tmp:
+    """The floor, two lock-step runs, the floor again, and the physics-alone reference."""
+    with tempfile.TemporaryDirectory(prefix="simserver-lockstep-") as tmp:
         work = Path(tmp)
+        floors = [_floor(seconds, work)]
         first, trace1 = _lockstep_run(seconds, work, "run1")
         second, trace2 = _lockstep_run(seconds, work, "run2")
+        floors.append(_floor(seconds, work))
     rates = [r["sim_time"] / r["wall_time"] for r in (first, second)]
     return {
         "seconds": seconds,
         "rates": rates,
         "period_ms": [20.0 / rate for rate in rates],  # wall ms per 20 ms period
+        "floor_ms": [f * 1e3 for f in floors],
         "identical": trace1 == trace2,
         "trace_bytes": len(trace1),
         "reference": _physics_alone(seconds),
@@ -107,11 +155,18 @@ def measure_lockstep(seconds: float = 60.0) -> dict:
 
 def _rows(r: dict) -> list[list[str]]:
     best = max(r["rates"])
+    floor = min(r["floor_ms"])
+    ratio = min(r["period_ms"]) / floor
     return [
         ["kitbot example, lock-step (2 runs)",
          " / ".join(f"{x:.1f}×" for x in r["rates"]),
-         " / ".join(f"{x:.2f} ms" for x in r["period_ms"]),
+         " / ".join(f"{x:.3f} ms" for x in r["period_ms"]),
          f"goal ≥ {GOAL:g}×: {'met' if min(r['rates']) >= GOAL else 'NOT met'}"],
+        ["floor: the robot program alone under stepTiming (2 runs)",
+         " / ".join(f"{20.0 / x:.0f}×" for x in r["floor_ms"]),
+         " / ".join(f"{x:.3f} ms" for x in r["floor_ms"]),
+         f"lock-step / floor {ratio:.2f}×; goal ≤ {FLOOR_GOAL:g}×: "
+         f"{'met' if ratio <= FLOOR_GOAL else 'NOT met'}"],
         ["reference: same world alone, same period", f"{r['reference']:.0f}×",
          f"{20.0 / r['reference']:.3f} ms", f"lock-step costs {r['reference'] / best:.0f}× "
          "the physics alone"],
@@ -132,7 +187,10 @@ def format_table(r: dict) -> str:
 def format_markdown(r: dict) -> str:
     """Markdown table for RESULTS.md."""
     lines = [f"{r['seconds']:g} s of autonomous per run, `simserver run --lockstep --fast` "
-             "beside `robotpy sim --nogui --simserver` (examples/kitbot).", "",
+             "beside `robotpy sim --nogui --simserver` (examples/kitbot, on free ports). The "
+             "floor: the same robot program alone, stepped by WPILib's `stepTiming(0.02)` from "
+             "its own process (benchmarks/_floorbot.py), before and after the lock-step runs; "
+             "lock-step / floor compares the best of each.", "",
              "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
     lines += ["| " + " | ".join(row) + " |" for row in _rows(r)]
     return "\n".join(lines) + "\n"

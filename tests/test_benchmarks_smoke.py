@@ -83,6 +83,11 @@ def test_run_all_quick_prints_throughput_and_latency_tables(tmp_path):
                   out, re.M)
     assert m, f"no lock-step row:\n{out}"
     assert float(m.group(1)) > 0 and float(m.group(2)) > 0
+    # Its floor: the robot program alone under stepTiming, and lock-step's ratio to it.
+    m = re.search(r"^floor: the robot program alone under stepTiming \(2 runs\)\s+" + NUMBER +
+                  r"× / " + NUMBER + r"×.*lock-step / floor " + NUMBER + "×", out, re.M)
+    assert m, f"no floor row:\n{out}"
+    assert all(float(m.group(i)) > 0 for i in (1, 2, 3))
     assert re.search(r"^determinism: pose traces of the 2 runs\s+(bit-identical|DIFFERENT)",
                      out, re.M), out
     assert "## Lock-step with a robot program" in md

@@ -91,11 +91,13 @@ def loadExtension() -> None:
     vendor_sims = [False]  # CTRE's swerve simulation turned off where simserver wires it
     rev_sims = [False]  # REV's SparkSim.iterate from the program, likewise
 
+    wired = bridge.wired()
+
     def observe() -> None:
         if not rev_sims[0]:
-            rev_sims[0] = take_over_rev(bridge.wired(), _say)
+            rev_sims[0] = take_over_rev(wired, _say)
         if not vendor_sims[0]:
-            vendor_sims[0] = take_over(bridge.wired(), _say)
+            vendor_sims[0] = take_over(wired, _say)
             if vendor_sims[0]:  # a call already under way may still write: not a conflict
                 return
         bridge.observe()

@@ -84,6 +84,9 @@ def encoder_sink(address: HalAddress, enc: EncoderConfig,
     return CanEncoder(address, enc.unit, enc.ticks_per_revolution, enc.wrap / math.tau)
 
 
+# Each Driver Station joystick's (axes, buttons) topics, looked up every period.
+_STICKS = tuple((topics.joystick_axes(i), topics.joystick_buttons(i))
+                for i in range(topics.JOYSTICKS))
 FOREIGN_LOOPS = 2  # loops with another writer of a device before the bridge warns
 
 
@@ -214,15 +217,15 @@ class Bridge:
     def _apply_ds(self, values: Mapping[str, Any]) -> None:
         mode = values.get(topics.DS_MODE)
         sticks = False
-        for i in range(topics.JOYSTICKS):
-            axes = values.get(topics.joystick_axes(i))
+        for i, (axes_topic, buttons_topic) in enumerate(_STICKS):
+            axes = values.get(axes_topic)
             if isinstance(axes, (list, tuple)):
                 clean = halmap.clean_axes(axes)
                 DriverStationSim.setJoystickAxisCount(i, len(clean))
                 for k, a in enumerate(clean):
                     DriverStationSim.setJoystickAxis(i, k, a)
                 sticks = True
-            buttons = values.get(topics.joystick_buttons(i))
+            buttons = values.get(buttons_topic)
             if isinstance(buttons, (list, tuple)):
                 pressed = halmap.clean_buttons(buttons)
                 DriverStationSim.setJoystickButtonCount(i, len(pressed))

@@ -42,7 +42,15 @@ from simserver.bridge.clock import LockstepClock
 from simserver.bridge.core import Bridge
 from simserver.bridge.sync import RealtimeSync
 from simserver.config.model import BridgeConfig
-from simserver.io.stepwire import MODES, REASON, VERSION, Link, LinkError, ProtocolError
+from simserver.io.stepwire import (
+    MODES,
+    REASON,
+    SPIN,
+    VERSION,
+    Link,
+    LinkError,
+    ProtocolError,
+)
 from simserver.util.untrusted import clip
 
 # Wall time the bridge waits for camera frames simserver published over NT, per period.
@@ -110,6 +118,7 @@ class StepPort(threading.Thread):
     def _run_lockstep(self, link: Link) -> None:
         cfg = self.cfg
         self.sock.close()
+        link.spin = SPIN
         clock = LockstepClock(cfg.timeout, self.say, self.exit_process)
         try:
             waitForProgramStart()

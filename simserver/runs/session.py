@@ -28,6 +28,7 @@ from simserver.io.ntinputs import InputState
 from simserver.io.robottopics import RobotValue, decode_pose
 from simserver.io.scripted import Script, load_script
 from simserver.io.stepwire import (
+    SPIN,
     Attacher,
     Link,
     LinkError,
@@ -676,6 +677,7 @@ class Session:
                 time.sleep(ATTACH_RETRY)
         self.attached_at = time.monotonic()
         self.tick = period
+        link.spin = SPIN
         log.info("lock-step with the robot program at %s:%d, period %g ms", host, bridge.port,
                  period * 1e3)
         return link
@@ -689,7 +691,9 @@ class Session:
         go, otherwise paced to real time; the end of the link ends the run. Real time: the
         robot program's loops pace us; the world steps by the robot's clock (one period per
         loop, more when it skipped loops) and the answer goes out before anything else (NT,
-        recording); when the link ends, the robot program left and the caller goes on."""
+        recording); when the link ends, the robot program left and the caller goes on. In
+        lock-step too the answer goes out first, unless camera frames must reach the robot
+        program over NT before its next period."""
         world, cfg = self.world, self.cfg
         self.tick = period
         self.bridge_seen = True
@@ -707,6 +711,11 @@ class Session:
             self.enabled_at = self.disabled_at = None
         self._arrived = True  # its NT connection, seen later or not, resets nothing more
         motors, solenoids = list(cfg.motors), list(cfg.solenoids)
+        # Lock-step with cameras: their frames travel over NT, so the answer waits until they
+        # are published and names them ("await"); the bridge holds the robot's next period
+        # until they have reached its NT server. Otherwise the answer goes out as soon as the
+        # world has stepped, before recording and NT publishing.
+        frames = not realtime and self.nt is not None and self.world.vision is not None
         why = "stopped"
         deadline = time.monotonic()
         clock = LoopClock(period)
@@ -759,19 +768,19 @@ class Session:
                 commands = self._commands()
                 reply: dict[str, object] = {"values": {**topics.sensor_values(snap),
                                                        **commands}}
-                if realtime:
+                if not frames:  # the robot's next period overlaps recording and NT
                     link.send(reply)
                 self._after_step(snap, progress)
                 if self.nt is not None:
                     self.nt.command(commands)
                 self._publish(snap)
+                if frames:
+                    assert self.nt is not None
+                    if self.nt.heartbeats:
+                        reply["await"] = dict(self.nt.heartbeats)
+                    link.send(reply)
                 if realtime:
                     continue
-                if self.nt is not None and self.nt.heartbeats:
-                    # Camera frames travel over NT: the bridge holds the robot's next period
-                    # until they have reached its NT server.
-                    reply["await"] = dict(self.nt.heartbeats)
-                link.send(reply)
                 if not self.options.fast:  # paced to real time, for watching
                     deadline += self.tick
                     delay = deadline - time.monotonic()

@@ -44,9 +44,16 @@ def sockets() -> Iterator[tuple[socket.socket, socket.socket]]:
         conn.close()
 
 
+# Each Link test runs with a Link that blocks at once (real time) and one that polls first
+# (lock-step's ``spin``: long enough here that messages arriving later come while it polls).
+@pytest.fixture(params=[0.0, 0.5], ids=["blocking", "polling"])
+def spin(request) -> float:
+    return float(request.param)
+
+
 @pytest.fixture
-def links(sockets) -> Iterator[tuple[Link, Link]]:
-    a, b = Link(sockets[0]), Link(sockets[1])
+def links(sockets, spin) -> Iterator[tuple[Link, Link]]:
+    a, b = Link(sockets[0], spin), Link(sockets[1], spin)
     try:
         yield a, b
     finally:
@@ -55,9 +62,9 @@ def links(sockets) -> Iterator[tuple[Link, Link]]:
 
 
 @pytest.fixture
-def receiver(sockets) -> Iterator[tuple[Link, socket.socket]]:
+def receiver(sockets, spin) -> Iterator[tuple[Link, socket.socket]]:
     """A Link and the raw socket of its peer."""
-    link = Link(sockets[1])
+    link = Link(sockets[1], spin)
     try:
         yield link, sockets[0]
     finally:
@@ -192,6 +199,27 @@ def test_message_arriving_later_within_the_timeout_is_received(receiver):
         start = time.monotonic()
         assert link.receive(5.0) == {"late": True}
         assert 0.15 <= time.monotonic() - start < 2.0
+    finally:
+        timer.join()
+
+
+def test_a_polling_link_polls_without_sleeping_then_blocks(sockets):
+    link, peer = Link(sockets[1], spin=0.3), sockets[0]
+    timer = threading.Timer(0.15, peer.sendall, args=(b'{"n":1}\n',))
+    timer.start()
+    try:
+        cpu = time.thread_time()
+        assert link.receive(5.0) == {"n": 1}
+        assert time.thread_time() - cpu > 0.03  # it polled: its thread ran while waiting
+    finally:
+        timer.join()
+    timer = threading.Timer(0.6, peer.sendall, args=(b'{"n":2}\n',))
+    timer.start()
+    try:
+        start, cpu = time.monotonic(), time.thread_time()
+        assert link.receive(5.0) == {"n": 2}  # after its spin: the blocking read gets it
+        assert time.monotonic() - start >= 0.5
+        assert time.thread_time() - cpu < 0.3 + 0.2  # it polled for its spin only
     finally:
         timer.join()
 

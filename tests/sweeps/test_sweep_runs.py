@@ -238,13 +238,14 @@ if "0.03 ohm" in open(_os.environ["SIMSERVER_CONFIG"]).read():  # run 1 starts s
 
 
 def _process_of_run(index: int) -> int | None:
-    """The pid of the robot program whose config is run ``index``'s, if one runs."""
+    """The pid of run ``index``'s robot program (its output goes to the run's robot.log), if
+    one runs."""
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
-            environ = Path(f"/proc/{pid}/environ").read_bytes()
+            out = os.readlink(f"/proc/{pid}/fd/1")
         except OSError:
             continue
-        if f"/simserver-run{index}-".encode() in environ and b"SIMSERVER_CONFIG" in environ:
+        if f"/simserver-run{index}-" in out and out.endswith("robot.log"):
             return int(pid)
     return None
 

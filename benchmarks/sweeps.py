@@ -43,6 +43,7 @@ REPO = Path(__file__).resolve().parents[1]
 KITBOT = REPO / "examples" / "kitbot"
 GOAL_MINUTES = 10.0  # issue 24: 1000 runs on this 2-core machine
 RAY = str(Path(sys.executable).parent / "ray")
+OBJECT_STORE = 100 * 1024 * 1024  # bytes per node: results are a few kB
 TOKEN = {"RAY_AUTH_MODE": "token", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
@@ -96,9 +97,10 @@ def _cluster(folder: Path, out: Path, small: int) -> tuple[float, dict[str, Any]
     try:
         for args in (["--head", "--port", str(port), "--include-dashboard", "false"],
                      ["--address", f"127.0.0.1:{port}"]):
-            nodes.append(subprocess.Popen([RAY, "start", "--block", "--num-cpus", "1", *args],
-                                          env=env, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.DEVNULL, start_new_session=True))
+            nodes.append(subprocess.Popen(
+                [RAY, "start", "--block", "--num-cpus", "1", "--object-store-memory",
+                 str(OBJECT_STORE), *args], env=env, stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL, start_new_session=True))
             want = f"{len(nodes)}.0 CPU"
             deadline = time.monotonic() + 90
             while want not in subprocess.run([RAY, "status", "--address", f"127.0.0.1:{port}"],

@@ -302,17 +302,22 @@ class Program:
             return True
         return True
 
-    def stop(self, grace: float) -> None:
-        """Terminate its process group, then kill it after ``grace`` s."""
-        for sig, wait in ((signal.SIGTERM, grace), (getattr(signal, "SIGKILL", None), grace)):
-            if sig is None:
-                break
-            if os.name == "posix":
-                with contextlib.suppress(ProcessLookupError, PermissionError):
-                    os.killpg(self.pid, sig)
-            elif self._child is not None:
+    def terminate(self, kill: bool = False) -> None:
+        """Send its process group SIGTERM (SIGKILL with ``kill``); returns at once."""
+        if os.name == "posix":
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.pid, signal.SIGKILL if kill else signal.SIGTERM)
+        elif self._child is not None:
+            if kill:
+                self._child.kill()
+            else:
                 self._child.terminate()
-            if self.wait(wait) is not None:
+
+    def stop(self, grace: float) -> None:
+        """Terminate it, then kill it if it has not ended after ``grace`` s."""
+        for kill in (False, True):
+            self.terminate(kill)
+            if self.wait(grace) is not None:
                 return
 
 

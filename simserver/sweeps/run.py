@@ -17,7 +17,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from simserver.config.issues import ConfigError
 from simserver.config.loader import loads
@@ -27,6 +27,10 @@ from simserver.sweeps.launcher import Launcher
 from simserver.sweeps.sampling import RunPlan, config_text, run_source, run_table
 from simserver.sweeps.spec import ROBOT_MAIN, Sweep
 from simserver.util.ports import free_port
+
+if TYPE_CHECKING:
+    from simserver.runs.report import Summary
+    from simserver.runs.session import Session
 
 #: How long a robot program may take to leave after simserver ended its run, s.
 EXIT_GRACE = 10.0
@@ -83,68 +87,37 @@ def _attempts(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[
 
 
 def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, Any]:
-    from simserver.io.nt import Endpoint
-    from simserver.io.scripted import ScriptError, load_script
-    from simserver.runs.session import RunOptions, Session
-    from simserver.world import ModelBuildError
-
+    """One attempt at the run: its record (``port_taken`` set when its robot program found a
+    port it was given taken)."""
+    record = _record(plan)
     ports = {"port": free_port(), "nt_port": free_port(), "lockstep": True,
              "connect_timeout": f"{sweep.timeout!r} s"} if sweep.robot else {}
     text = config_text(run_table(sweep, plan, ports))
     files.config.write_text(text, encoding="utf-8")
-    record = _record(plan)
-    timing = record["timing"]
     try:
-        cfg = loads(text, run_source(sweep, plan.index), sweep.config_path.parent)
-        script = None if sweep.inputs is None else load_script(
-            sweep.inputs, list(cfg.motors), list(cfg.solenoids))
-        check = _TimedCheck(sweep.scenario)
-    except (ConfigError, ScriptError) as exc:
+        session, check = _session(sweep, plan, text, keep)
+    except _NotRunnable as exc:
         record["error"] = f"not runnable: {exc}"
         return record
-    robot = None
     t0 = time.monotonic()
-    if sweep.robot is not None:
-        robot = _RobotProgram(sweep.robot, files)
+    robot = _RobotProgram(sweep.robot, files) if sweep.robot is not None else None
     try:
-        opts = RunOptions(
-            fast=True, duration=sweep.scenario.duration, script=script, record=keep,
-            enable=sweep.scenario.enable, lockstep=robot is not None, wait=sweep.timeout,
-            check=check, endpoint=None if robot is None else Endpoint(
-                "client", "127.0.0.1", cfg.bridge.nt_port))
-        try:
-            session = Session(cfg, opts)
-        except ModelBuildError as exc:
-            record["error"] = f"not runnable: {exc}"
-            return record
-        timer = threading.Timer(sweep.timeout, session.request_stop)
-        timer.daemon = True
-        timer.start()
-        over = threading.Event()
-        if robot is not None:
-            threading.Thread(target=robot.watch, args=(session, over), daemon=True).start()
-        try:
-            summary = session.run()
-        finally:
-            over.set()
-            timer.cancel()
-        ended = time.monotonic()
+        summary, late = _simulate(sweep, session, robot)
+        timing = record["timing"]
         if session.attached_at is not None:
             timing["robot_start"] = session.attached_at - t0
-        timing["simulate"] = ended - (session.attached_at or t0)
+        timing["simulate"] = time.monotonic() - (session.attached_at or t0)
         timing["checks"] = check.spent
-        verdict = check.result()
-        record.update(verdict.to_json())
+        record.update(check.result().to_json())
         del record["scenario"]  # the sweep's check file, where this machine keeps it
         record["summary"] = {k: v for k, v in summary.as_dict().items()
                              if k not in _WALL_FIGURES}
-        failure = session.failure
-        if robot is not None and robot.left_early:
-            failure = "the robot program ended before the run did (its output: the log)"
-        elif failure is None and session.stop_requested:
-            failure = f"timed out after {sweep.timeout:g} s"
-        record["error"] = failure
-        if failure is not None:
+        record["error"] = session.failure
+        if late:
+            record["error"] = f"timed out after {sweep.timeout:g} s"
+        elif robot is not None and robot.left_early:
+            record["error"] = "the robot program ended before the run did (its output: the log)"
+        if record["error"] is not None:
             record["passed"] = False
         if keep and session.trace is not None:
             from simserver.runs.report import write_trace
@@ -158,6 +131,60 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
             if not record["passed"]:
                 record["log"] = robot.output()[-LOG_TAIL:]
     return record
+
+
+class _NotRunnable(Exception):
+    """A run whose config, inputs or models cannot be built (the message says why)."""
+
+
+def _session(sweep: Sweep, plan: RunPlan, text: str, keep: bool
+             ) -> tuple[Session, _TimedCheck]:
+    """The run's session (lock-step with its robot program, or its scripted inputs) and its
+    checks; _NotRunnable if they cannot be made."""
+    from simserver.io.nt import Endpoint
+    from simserver.io.scripted import ScriptError, load_script
+    from simserver.runs.session import RunOptions, Session
+    from simserver.world import ModelBuildError
+
+    try:
+        cfg = loads(text, run_source(sweep, plan.index), sweep.config_path.parent)
+        script = None if sweep.inputs is None else load_script(
+            sweep.inputs, list(cfg.motors), list(cfg.solenoids))
+        check = _TimedCheck(sweep.scenario)
+        robot = sweep.robot is not None
+        opts = RunOptions(
+            fast=True, duration=sweep.scenario.duration, script=script, record=keep,
+            enable=sweep.scenario.enable, lockstep=robot, wait=sweep.timeout, check=check,
+            endpoint=Endpoint("client", "127.0.0.1", cfg.bridge.nt_port) if robot else None)
+        return Session(cfg, opts), check
+    except (ConfigError, ScriptError, ModelBuildError) as exc:
+        raise _NotRunnable(str(exc)) from None
+
+
+def _simulate(sweep: Sweep, session: Session, robot: _RobotProgram | None
+              ) -> tuple[Summary, bool]:
+    """Run the session to its end or the sweep's timeout, which also stops the robot program
+    it may be waiting for; a robot program that leaves early stops it at once. (summary,
+    whether the timeout ended it)."""
+    late = threading.Event()
+
+    def timed_out() -> None:
+        late.set()
+        session.request_stop()
+        if robot is not None:
+            robot.program.terminate()  # finish() waits for it
+
+    timer = threading.Timer(sweep.timeout, timed_out)
+    timer.daemon = True
+    timer.start()
+    over = threading.Event()
+    if robot is not None:
+        threading.Thread(target=robot.watch, args=(session, over), daemon=True).start()
+    try:
+        return session.run(), late.is_set()
+    finally:
+        over.set()
+        timer.cancel()
 
 
 class _TimedCheck(ScenarioCheck):

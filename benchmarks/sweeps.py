@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -123,6 +124,12 @@ def measure_sweeps(runs: int = 1000, small: int = 64) -> dict[str, Any]:
         folder = Path(tmp) / "kitbot"
         shutil.copytree(KITBOT, folder, ignore=shutil.ignore_patterns("__pycache__", "*.json"))
         shutil.copytree(KITBOT / "deploy", folder / "deploy", dirs_exist_ok=True)
+        sweep_file = folder / "sweep.toml"
+        text, count = re.subn(r"^runs = \d+$", f"runs = {max(runs, small)}",
+                              sweep_file.read_text(), count=1, flags=re.M)
+        if count != 1:
+            raise RuntimeError("examples/kitbot/sweep.toml has no `runs = N` line")
+        sweep_file.write_text(text)
         plain = min(_plain_run(folder) for _ in range(3))
         one = _sweep(folder, Path(tmp) / "one", "--runs", str(small), "--workers", "1")
         every = _sweep(folder, Path(tmp) / "all", "--runs", str(small),
@@ -140,6 +147,8 @@ def _part(result: tuple[float, dict[str, Any], list[dict[str, Any]]]) -> dict[st
     """One sweep's figures: wall s (the whole command), the sweep's own wall s, runs, pass
     rate, and the sums of each part of the runs."""
     wall, summary, _ = result
+    if summary["ended"] != summary["planned"]:
+        raise RuntimeError(f"the sweep ended {summary['ended']} of {summary['planned']} runs")
     sums = {k: v["sum"] or 0.0 for k, v in summary["timing"].items()}
     return {"wall": wall, "sweep_wall": summary["wall_time"], "ended": summary["ended"],
             "passed": summary["passed"], "pass_rate": summary["pass_rate"],

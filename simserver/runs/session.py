@@ -299,6 +299,11 @@ class Session:
             out.update(opts.script.joysticks(self._script_time()))
         return out
 
+    def reached_end(self) -> bool:
+        """Whether the run's duration has elapsed (a robot program that leaves after this left
+        because the run ended)."""
+        return self._done()
+
     def _done(self) -> bool:
         duration = self.options.duration
         if duration is None:

@@ -64,7 +64,7 @@ def check_sweep(path: str) -> str:
 @click.option("--workers", type=click.IntRange(min=1),
               help="Runs at once on a local Ray instance (default: one per core).")
 @click.option("--runs", "count", type=click.IntRange(min=1),
-              help="Only the first N runs of the sweep (a quick try).")
+              help="Only the first N runs of the sweep (a quick try; at most its `runs`).")
 @click.option("--run", "one", type=click.IntRange(min=0), metavar="I",
               help="Repeat run I alone, here, without Ray, keeping its files (its config, the "
               "robot program's output, a trace) in OUT/run-I.")
@@ -94,7 +94,10 @@ def sweep_cmd(sweep_file: str, address: str | None, workers: int | None, count: 
     out = out or Path(f"{Path(sweep_file).stem}-results")
     if one is not None:
         sys.exit(_repeat(sweep, sweep_file, one, out))
-    planned = min(count or sweep.runs, sweep.runs)
+    if count is not None and count > sweep.runs:
+        raise click.BadParameter(f"{count}: {sweep_file} has {sweep.runs} runs (its "
+                                 "`runs`)", param_hint="--runs")
+    planned = count or sweep.runs
     sys.exit(_sweep(sweep, sweep_file, planned, address, workers, out, show))
 
 

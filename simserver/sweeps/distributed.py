@@ -158,12 +158,16 @@ def _run_task(sweep_ref: str, index: int) -> dict[str, Any]:
         return run_one(sweep, plan_run(sweep, index))
     except Exception as exc:
         return failed_record(index, f"the run raised {type(exc).__name__}: {exc}",
-                             traceback.format_exc()[-4000:])
+                             traceback.format_exc()[-4000:])  # the sweep may be what failed
 
 
-def failed_record(index: int, error: str, log: str | None = None) -> dict[str, Any]:
-    """The record of a run that produced none of its own (a lost worker, a hang)."""
-    return {"run": index, "seed": None, "values": None, "passed": False, "error": error,
+def failed_record(index: int, error: str, log: str | None = None,
+                  sweep: Sweep | None = None) -> dict[str, Any]:
+    """The record of a run that produced none of its own (a lost worker, a hang); with the
+    ``sweep``, its seed and values as the run would have drawn them."""
+    plan = plan_run(sweep, index) if sweep is not None else None
+    return {"run": index, "seed": plan and plan.seed, "values": plan and plan.values,
+            "passed": False, "error": error,
             "checks": [], "final_pose": None, "summary": None, "log": log,
             "timing": {"robot_start": None, "simulate": None, "checks": None, "total": None},
             "host": None}
@@ -194,14 +198,14 @@ def run_all(sweep: Sweep, indices: Sequence[int], where: Where,
             ready, _ = ray.wait(list(flight), num_returns=1, timeout=POLL)
             for ref in ready:
                 index, _ = flight.pop(ref)
-                finish(_collect(ray, ref, index))
+                finish(_collect(ray, ref, index, sweep))
             now = time.monotonic()
             for ref, (index, since) in list(flight.items()):
                 if now - since > deadline:
                     ray.cancel(ref, force=True)
                     del flight[ref]
                     finish(failed_record(index, f"hung: no result {deadline:g} s after it "
-                                         "started; its worker was stopped"))
+                                         "started; its worker was stopped", sweep=sweep))
     except KeyboardInterrupt:
         outcome.interrupted = True
         for ref in flight:
@@ -211,10 +215,11 @@ def run_all(sweep: Sweep, indices: Sequence[int], where: Where,
     return outcome
 
 
-def _collect(ray: Any, ref: Any, index: int) -> dict[str, Any]:
+def _collect(ray: Any, ref: Any, index: int, sweep: Sweep) -> dict[str, Any]:
     """A finished task's record, or a failed one saying how the task was lost."""
     try:
         record: dict[str, Any] = ray.get(ref)
         return record
     except Exception as exc:  # a lost worker or node, a cancelled task
-        return failed_record(index, f"lost: {type(exc).__name__}: {str(exc)[:500]}")
+        return failed_record(index, f"lost: {type(exc).__name__}: {str(exc)[:500]}",
+                             sweep=sweep)

@@ -248,12 +248,13 @@ class _RobotProgram:
 
         self.left_early = False
 
-    def watch(self, session: Any, ended: threading.Event) -> None:
-        """Until ``ended``: if the program leaves first (it crashed, or never started), stop
-        ``session`` rather than let it wait for the program until its timeout."""
+    def watch(self, session: Session, ended: threading.Event) -> None:
+        """Until ``ended``: if the program leaves before the run has reached its end (it
+        crashed, or never started), stop ``session`` rather than let it wait for the program
+        until its timeout. (After the end, leaving is what the program was told to do.)"""
         while not ended.wait(WATCH_EVERY):
             if not self.program.alive():
-                if not ended.is_set():
+                if not ended.is_set() and not session.reached_end():
                     self.left_early = True
                     session.request_stop()
                 return

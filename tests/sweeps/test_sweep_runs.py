@@ -86,6 +86,12 @@ values = ["0.015 ohm", "0.03 ohm"]
     assert comparable(json.loads((kept / "record.json").read_text())) == comparable(a[2])
     assert (kept / "simserver.toml").is_file() and (kept / "trace.csv").is_file()
     assert "simserver bridge:" in (kept / "robot.log").read_text()
+    # Started as a plain `python -m robotpy` process instead of a fork: the same run.
+    plain = sweep(path, "--run", "2", "--out", str(tmp_path / "plain"),
+                  env={"SIMSERVER_SWEEP_FORK": "0"})
+    assert plain.returncode == alone.returncode, plain.stdout + plain.stderr
+    assert comparable(json.loads((tmp_path / "plain" / "run-2" / "record.json").read_text())
+                      ) == comparable(a[2])
 
 
 CRASH_OR_HANG = """
@@ -281,6 +287,7 @@ values = ["0.015 ohm", "0.03 ohm"]
     runs = records(out)
     assert [r["run"] for r in runs] == [0, 1, 2, 3]
     assert runs[1]["error"].startswith("lost:"), runs[1]
+    assert runs[1]["values"] == {"battery.resistance": "0.03 ohm"}  # as the run drew them
     assert [r["passed"] for r in runs] == [True, False, True, True], runs
     # The lost worker's launcher stopped run 1's robot program.
     wait_for(lambda: _process_of_run(1) is None, 30, "run 1's robot program to end")

@@ -46,6 +46,8 @@ CORE_MODULES = ("robotpy.main", "wpilib", "wpilib.simulation", "hal", "ntcore", 
 SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 #: Seconds between looks for ended children while no request comes.
 REAP_EVERY = 0.05
+#: prctl option: the signal a process gets when its parent ends (linux/prctl.h).
+PR_SET_PDEATHSIG = 1
 
 
 # --- the launcher process --------------------------------------------------------------------
@@ -94,10 +96,23 @@ def _native_threads() -> int:
         return 1
 
 
-def _child(request: dict[str, Any]) -> None:
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel kill this process when ``parent`` (the launcher) ends, however it ends
+    (Linux; elsewhere the launcher's own clean-up is all there is)."""
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # it ended before the request took effect
+            os._exit(1)
+
+
+def _child(request: dict[str, Any], parent: int) -> None:
     """In the forked child: become the robot program the request describes; never returns."""
     code = 1
     try:
+        _die_with_parent(parent)
         os.setsid()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
             signal.signal(sig, signal.SIG_DFL)
@@ -156,9 +171,10 @@ def serve(project: Path) -> None:
                     if problem is not None:
                         _send(out, {"error": problem})
                         continue
+                    launcher = os.getpid()
                     pid = os.fork()
                     if pid == 0:
-                        _child(request)
+                        _child(request, launcher)
                     children.add(pid)
                     _send(out, {"pid": pid})
             for pid, status in _reaped(children):

@@ -161,13 +161,15 @@ runs = 40
     assert 1 <= len(ended) < 40, stdout
     assert [r["run"] for r in ended] == sorted(r["run"] for r in ended)
     assert not json.loads((out / "summary.json").read_text())["met"]
-
-    def leftovers() -> list[str]:
-        ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
-        return [line for line in ps.splitlines() if str(project) in line]
-
     # No robot program or launcher of this sweep is left running.
-    wait_for(lambda: not leftovers(), 30, "the sweep's processes to end")
+    wait_for(lambda: not leftovers(project), 30, "the sweep's processes to end")
+
+
+def leftovers(project: Path) -> list[str]:
+    """The processes still running whose command line names ``project`` (the sweep's
+    launchers, and the robot programs forked from them)."""
+    ps = subprocess.run(["ps", "-eo", "args"], capture_output=True, text=True).stdout
+    return [line for line in ps.splitlines() if str(project) in line]
 
 
 SCRIPTED = """[sweep]
@@ -289,5 +291,6 @@ values = ["0.015 ohm", "0.03 ohm"]
     assert runs[1]["error"].startswith("lost:"), runs[1]
     assert runs[1]["values"] == {"battery.resistance": "0.03 ohm"}  # as the run drew them
     assert [r["passed"] for r in runs] == [True, False, True, True], runs
-    # The lost worker's launcher stopped run 1's robot program.
+    # Run 1's robot program died with its worker's launcher; nothing of the sweep is left.
     wait_for(lambda: _process_of_run(1) is None, 30, "run 1's robot program to end")
+    wait_for(lambda: not leftovers(project), 30, "the sweep's processes to end")

@@ -225,7 +225,10 @@ def format_markdown(res: dict[str, Any]) -> str:
     outside = (one["sweep_wall"] - one["sums"]["total"]) / n
     lines += ["",
               f"- Speedup with {every['workers']} workers: {res['speedup']:.2f}× "
-              f"(efficiency {res['speedup'] / every['workers']:.0%}).",
+              f"(efficiency {res['speedup'] / every['workers']:.0%}). One worker already "
+              "keeps more than one core busy: a run is two processes, the robot program and "
+              "simserver, and in lock-step each polls for the other's next message for up to "
+              "2 ms before it sleeps.",
               f"- Same records (all but timing and host) on 1 worker, on {every['workers']} and "
               f"on the cluster: {res['identical']['all']} / {res['identical']['cluster']}.",
               f"- Ray's overhead per run: a run alone as a user runs it takes "

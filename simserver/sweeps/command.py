@@ -44,6 +44,8 @@ def load_checked(path: str, progress: bool = False) -> Any:
         _echo_error(exc)
         click.echo(f"{path}: sweep not usable; nothing was started.", err=True)
         sys.exit(EXIT_BAD_INPUT)
+    for line in (*sweep.config.warnings, *sweep.warnings):
+        click.echo(line, err=True)
     return sweep
 
 

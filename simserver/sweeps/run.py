@@ -153,7 +153,7 @@ def _session(sweep: Sweep, plan: RunPlan, text: str, keep: bool
         check = _TimedCheck(sweep.scenario)
         robot = sweep.robot is not None
         opts = RunOptions(
-            fast=True, duration=sweep.scenario.duration, script=script, record=keep,
+            fast=not sweep.paced, duration=sweep.scenario.duration, script=script, record=keep,
             enable=sweep.scenario.enable, lockstep=robot, wait=sweep.timeout, check=check,
             endpoint=Endpoint("client", "127.0.0.1", cfg.bridge.nt_port) if robot else None)
         return Session(cfg, opts), check

@@ -21,12 +21,13 @@ entry names and draws (ConfigError naming the file, the key and the expected uni
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from simserver import units
-from simserver.config.fields import integer, number, quantity, section, text
+from simserver.config.fields import boolean, integer, number, quantity, section, text
 from simserver.config.issues import ConfigError, ConfigIssue
 from simserver.config.loader import load, load_section, read_toml
 from simserver.config.model import Config
@@ -38,6 +39,9 @@ DISTRIBUTIONS = ("uniform", "normal", "values")
 MODES = ("set", "add", "scale")
 #: The robot program's entry point in its project folder.
 ROBOT_MAIN = "robot.py"
+#: Vendor libraries that simulate their devices on a wall-clock thread (docs/bridge.md): their
+#: robot programs need lock-step paced to real time.
+WALL_CLOCK_LIBRARIES = ("phoenix6",)
 
 
 @dataclass(frozen=True)
@@ -70,6 +74,11 @@ class SweepTable:
     worst: int = integer(
         10, "How many of the worst runs the report lists, each with the command that "
         "repeats it alone.", minimum=0, maximum=1000)
+    paced: bool = boolean(
+        False, "Run each lock-step run paced to real time instead of as fast as possible: for "
+        "robot programs whose vendor libraries simulate their devices on a wall-clock thread "
+        "(Phoenix 6; docs/bridge.md). A run then takes its scenario's duration in wall time, "
+        "and such a program's runs are not identical to the bit from one sweep to the next.")
 
 
 @dataclass(frozen=True)
@@ -112,10 +121,12 @@ class Sweep:
     pass_rate: float
     timeout: float
     worst: int
+    paced: bool
     vary: tuple[Vary, ...]
     table: dict[str, Any]
     config: Config
     scenario: Scenario
+    warnings: tuple[str, ...] = ()
 
 
 def is_sweep_file(path: str | Path) -> bool:
@@ -161,9 +172,31 @@ def load_sweep(path: str | Path) -> Sweep:
     vary = _vary(vary_raw, config, issues)
     if issues:
         raise ConfigError(source, issues)
+    warnings: tuple[str, ...] = ()
+    if robot is not None and not table.paced and _uses(robot, WALL_CLOCK_LIBRARIES):
+        warnings = (f"{source}: sweep.paced: {robot} uses Phoenix 6, whose simulated devices "
+                    "run on a wall-clock thread: runs as fast as possible differ from what the "
+                    "robot does in real time; set `paced = true` (docs/bridge.md)",)
     return Sweep(source, folder, config_path, check_path, robot, inputs, table.runs,
-                 table.seed, table.pass_rate, table.timeout, table.worst, vary,
-                 read_toml(config_path), config, scenario)
+                 table.seed, table.pass_rate, table.timeout, table.worst, table.paced, vary,
+                 read_toml(config_path), config, scenario, warnings)
+
+
+def _uses(project: Path, modules: tuple[str, ...]) -> bool:
+    """Whether a Python file of ``project`` (its own files and packages, not a virtualenv in
+    it) imports one of ``modules``."""
+    pattern = re.compile(rf"^\s*(?:import|from)\s+({'|'.join(map(re.escape, modules))})\b",
+                         re.M)
+    for path in project.rglob("*.py"):
+        if any(part.startswith(".") or part in ("venv", "site-packages", "__pycache__")
+               for part in path.relative_to(project).parts[:-1]):
+            continue
+        try:
+            if pattern.search(path.read_text(encoding="utf-8", errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def _vary(raw: Any, config: Config, issues: list[ConfigIssue]) -> tuple[Vary, ...]:

@@ -179,3 +179,17 @@ def test_docs_name_every_sweep_key_distribution_and_mode():
         assert f"`{name} = " in text, name
     for mode in MODES:
         assert f'`mode = "{mode}"`' in text, mode
+
+
+def test_a_phoenix6_robot_is_warned_to_run_paced(tmp_path):
+    robot = tmp_path / "robot"
+    (robot / "subsystems").mkdir(parents=True)
+    (robot / "robot.py").write_text("import wpilib\n")
+    (robot / "subsystems" / "drive.py").write_text("from phoenix6 import hardware\n")
+    head = HEAD.replace(f'robot = "{KITBOT}"', f'robot = "{robot}"')
+    fast = load_sweep(sweep_file(tmp_path, "", head))
+    assert len(fast.warnings) == 1 and "paced = true" in fast.warnings[0]
+    assert not fast.paced
+    paced = load_sweep(sweep_file(tmp_path, "", head + "paced = true\n"))
+    assert paced.paced and paced.warnings == ()
+    assert load_sweep(KITBOT / "sweep.toml").warnings == ()  # PWM motors only

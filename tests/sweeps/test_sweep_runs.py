@@ -38,6 +38,15 @@ def kitbot_copy(tmp_path: Path, robot_extra: str = "") -> Path:
     return project
 
 
+def kitbot_sweep(project: Path, body: str) -> Path:
+    """A sweep file in the kitbot copy ``project``: its config, robot and auto-check.toml, then
+    ``body`` (the other [sweep] keys and [vary] entries)."""
+    path = project / "sweep.toml"
+    path.write_text('[sweep]\nconfig = "simserver.toml"\nrobot = "."\n'
+                    'check = "auto-check.toml"\n' + body)
+    return path
+
+
 def sweep(sweep_file: Path, *args: str, timeout: float = 300,
           env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "simserver", "sweep", str(sweep_file), *args],
@@ -51,12 +60,7 @@ def records(out: Path) -> list[dict]:
 
 def test_kitbot_runs_are_the_same_on_one_worker_on_two_and_alone(tmp_path):
     project = kitbot_copy(tmp_path)
-    path = project / "sweep.toml"
-    path.write_text("""[sweep]
-config = "simserver.toml"
-robot = "."
-check = "auto-check.toml"
-runs = 4
+    path = kitbot_sweep(project, """runs = 4
 seed = 7
 pass_rate = 0.5
 [vary."robot.start.heading"]
@@ -109,12 +113,7 @@ if "0.02 ohm" in _CONFIG:  # run 2: its autonomous never returns
 
 def test_programs_that_crash_or_hang_fail_their_run_and_the_sweep_goes_on(tmp_path):
     project = kitbot_copy(tmp_path, CRASH_OR_HANG)
-    path = project / "sweep.toml"
-    path.write_text("""[sweep]
-config = "simserver.toml"
-robot = "."
-check = "auto-check.toml"
-runs = 4
+    path = kitbot_sweep(project, """runs = 4
 timeout = "6 s"
 pass_rate = 0.5
 [vary."battery.resistance"]
@@ -141,12 +140,7 @@ values = ["0.015 ohm", "0.03 ohm", "0.02 ohm"]
 
 def test_ctrl_c_stops_the_workers_and_writes_what_ended(tmp_path):
     project = kitbot_copy(tmp_path)
-    path = project / "sweep.toml"
-    path.write_text("""[sweep]
-config = "simserver.toml"
-robot = "."
-check = "auto-check.toml"
-runs = 40
+    path = kitbot_sweep(project, """runs = 40
 """)
     out = tmp_path / "out"
     proc = subprocess.Popen([sys.executable, "-m", "simserver", "sweep", str(path), "--workers",
@@ -267,12 +261,7 @@ def _parent(pid: int) -> int:
 
 def test_a_lost_worker_fails_its_run_and_the_sweep_goes_on(tmp_path):
     project = kitbot_copy(tmp_path, SLOW_START)
-    path = project / "sweep.toml"
-    path.write_text("""[sweep]
-config = "simserver.toml"
-robot = "."
-check = "auto-check.toml"
-runs = 4
+    path = kitbot_sweep(project, """runs = 4
 [vary."battery.resistance"]
 values = ["0.015 ohm", "0.03 ohm"]
 """)

@@ -39,7 +39,7 @@ def position_errors(poses: list[tuple[float, float, float]], seed: int
     inst = ntcore.NetworkTableInstance.create()
     try:
         table = limelight_table(SPEC.name)
-        pub = LimelightPublisher(inst, SPEC, TAGS, lambda t: ntcore._now() * 1e-6)
+        pub = LimelightPublisher(inst, SPEC, TAGS, lambda t: 1000.0 + t)
         orientation = inst.getDoubleArrayTopic(f"/{table}/robot_orientation_set").publish()
         opts = ntcore.PubSubOptions(keepDuplicates=True)
         mt1_sub = inst.getDoubleArrayTopic(f"/{table}/botpose_wpiblue").subscribe([], opts)

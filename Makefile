@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test docker-test lint typecheck bench soak docs docs-check traces clean
+.PHONY: help demo test docker-test lint lint-workflows typecheck bench soak docs docs-check traces clean
 
 help:  ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -14,6 +14,10 @@ PLUGINS := $(wildcard plugins/*/pyproject.toml)
 $(STAMP): pyproject.toml $(PLUGINS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	@# The distribution was called simserver before 0.1.0 (now frc-simserver): two would
+	@# register every built-in model type twice.
+	$(BIN)/python -m pip uninstall --quiet --yes simserver 2>/dev/null || true
+	rm -rf simserver.egg-info
 	$(BIN)/python -m pip install --quiet -e '.[test,robot,sweep]' $(foreach p,$(PLUGINS),-e $(dir $(p)))
 	touch $(STAMP)
 
@@ -21,16 +25,24 @@ demo: $(STAMP)  ## Drive the kitbot through a scripted S-curve; print a summary,
 	$(BIN)/simserver run --inputs simserver/data/s_curve.csv --fast --progress --summary \
 		--plot build/demo.png
 
+WORKFLOWS := $(wildcard .github/workflows/*.yml examples/ci/*.yml)
+
 test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
 	$(BIN)/ruff check simserver tests benchmarks examples plugins tools
 	$(BIN)/mypy
+	$(MAKE) --no-print-directory lint-workflows
 	$(BIN)/python -m pytest -q tests $(foreach p,$(PLUGINS),$(dir $(p))tests)
 
 docker-test:  ## Build docker/Dockerfile and run it for real: --help, a scripted run, compose scenario checks
 	bash docker/test.sh
 
-lint: $(STAMP)  ## ruff check
+lint: $(STAMP)  ## ruff check, and the GitHub workflows
 	$(BIN)/ruff check simserver tests benchmarks examples plugins tools
+	$(MAKE) --no-print-directory lint-workflows
+
+lint-workflows: $(STAMP)  ## GitHub workflows (ours and the recipe for teams): schema and zizmor
+	$(BIN)/check-jsonschema --builtin-schema vendor.github-workflows $(WORKFLOWS)
+	$(BIN)/zizmor --offline --strict-collection --no-progress $(WORKFLOWS)
 
 typecheck: $(STAMP)  ## mypy on simserver/
 	$(BIN)/mypy

@@ -14,7 +14,7 @@ from simserver.config.fields import Spec, spec_of
 from simserver.config.limits import MAX_SUBSTEPS_PER_TICK
 from simserver.config.loader import MAX_FILE_BYTES
 from simserver.config.model import Config
-from simserver.config.registry import registry
+from simserver.config.registry import BUILTIN, registry
 from simserver.config.tomlshape import MAX_DEPTH, MAX_KEY_PARTS
 from simserver.contract import topics
 from simserver.io import field2d, formats
@@ -105,7 +105,7 @@ def _walk(cls: type, prefix: str, rows: list[str], sections: list[Section]) -> N
 
 def _builtin_types(role: str) -> list[ModelType]:
     reg = registry()
-    return [t for n in reg.names(role) if (t := reg.get(role, n)) and t.source == "simserver"]
+    return [t for n in reg.names(role) if (t := reg.get(role, n)) and t.source == BUILTIN]
 
 
 def config_reference() -> str:

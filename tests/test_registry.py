@@ -16,7 +16,7 @@ import pytest
 from simserver.config import fields
 from simserver.config.fields import spec_of
 from simserver.config.model import DrivetrainConfig
-from simserver.config.registry import GROUP, Registry, registry, validate_type
+from simserver.config.registry import BUILTIN, GROUP, Registry, registry, validate_type
 from simserver.models.api import OUTPUT_TYPES, InputSpec, ModelType, OutputSpec
 from simserver.world.drivetrains.differential import DIFFERENTIAL
 
@@ -61,19 +61,19 @@ def test_the_builtin_differential_is_declared_as_an_entry_point():
     assert "differential" in eps, "is simserver installed (pip install -e .)?"
     ep = eps["differential"]
     assert ep.value == "simserver.world.drivetrains.differential:DIFFERENTIAL"
-    assert ep.dist is not None and ep.dist.name == "simserver"
+    assert ep.dist is not None and ep.dist.name == BUILTIN
 
 
 def test_the_registry_finds_differential_with_source_simserver():
     reg = registry()
     mt = reg.get("drivetrain", "differential")
     assert mt is not None
-    assert mt.source == "simserver"
+    assert mt.source == BUILTIN
     assert mt.config is DrivetrainConfig
     assert mt.create is DIFFERENTIAL.create
     assert "differential" in reg.names("drivetrain")
     assert reg.get("mechanism", "differential") is None  # roles are separate namespaces
-    assert not [f for f in reg.failures if f.distribution == "simserver"], reg.failures
+    assert not [f for f in reg.failures if f.distribution == BUILTIN], reg.failures
 
 
 def test_the_builtin_declaration_is_valid():

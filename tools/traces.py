@@ -233,6 +233,10 @@ def side_python(slot: str, tree: Path) -> Path:
         partial.rename(copy)
         stamp_file.write_text(stamp)
     python = copy / "bin" / "python"
+    # The distribution was "simserver" before it became "frc-simserver": the side's own name
+    # only, or each built-in model type would register twice.
+    subprocess.run([str(python), "-m", "pip", "uninstall", "--quiet", "--yes", "simserver",
+                    "frc-simserver"], capture_output=True)
     plugins = [str(p.parent) for p in sorted(tree.glob("plugins/*/pyproject.toml"))]
     cmd = [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(tree),
            *[arg for p in plugins for arg in ("-e", p)]]

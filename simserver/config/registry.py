@@ -19,6 +19,8 @@ from simserver.config.fields import spec_of
 from simserver.models.api import InputSpec, ModelType, OutputSpec
 
 GROUP = "simserver.models"
+#: The distribution whose entry points are the built-in model types.
+BUILTIN = "frc-simserver"
 _TOPIC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TOPIC_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)+$")
 
@@ -145,7 +147,7 @@ def registry() -> Registry:
     for ep in sorted(entry_points(group=GROUP), key=lambda e: (e.name, e.value)):
         _load(ep, reg)
     if not reg.types["drivetrain"]:
-        reg.failures.append(Failure("differential", "simserver",
-                                    "built-in models not found: is simserver installed "
+        reg.failures.append(Failure("differential", BUILTIN,
+                                    "built-in models not found: is frc-simserver installed "
                                     "(pip install -e .)?"))
     return reg

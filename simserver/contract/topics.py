@@ -26,7 +26,7 @@ from wpimath.geometry import Pose2d, Rotation2d
 from wpimath.kinematics import ChassisSpeeds
 
 from simserver.config.model import Config
-from simserver.config.registry import registry
+from simserver.config.registry import BUILTIN, registry
 from simserver.contract.snapshot import PieceSnapshot, Snapshot
 from simserver.models.api import OutputSpec
 from simserver.models.pieces.types import FLIGHT, HELD, LOOSE, STATES
@@ -415,7 +415,7 @@ def own_reference() -> list[TopicSpec]:
     (directions ``in``/``out`` of :data:`BRIDGE`, ``log``)."""
     reg = registry()
     builtin = {role: [t for n in reg.names(role)
-                      if (t := reg.get(role, n)) is not None and t.source == "simserver"]
+                      if (t := reg.get(role, n)) is not None and t.source == BUILTIN]
                for role in ("drivetrain", "mechanism")}
     drive = {s.name: s for t in builtin["drivetrain"] for s in drive_specs(t.outputs)}
     mechanisms = {f"<{t.name}>": list(t.outputs) for t in builtin["mechanism"]}

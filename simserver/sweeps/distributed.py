@@ -68,7 +68,7 @@ def _ray() -> Any:
         import ray
     except ImportError:
         raise RayMissing("simserver sweep runs on Ray, which is not installed: "
-                         "pip install 'simserver[sweep]'") from None
+                         "pip install 'frc-simserver[sweep]'") from None
     return ray
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from simserver.config.fields import Spec, spec_of
 from simserver.config.model import Config
-from simserver.config.registry import registry
+from simserver.config.registry import BUILTIN, registry
 from simserver.units import to_si
 
 PHYSICAL = ("quantity", "number", "position", "points")
@@ -35,7 +35,7 @@ def specs(cls: type, prefix: str = "") -> list[tuple[str, Spec]]:
         elif spec.kind in ("model", "models"):
             for name in registry().names(spec.choices[0]):
                 mt = registry().get(spec.choices[0], name)
-                if mt is not None and mt.source == "simserver":
+                if mt is not None and mt.source == BUILTIN:
                     out += specs(mt.config, f"{path}.<{name}>.")
         elif spec.kind != "derived":
             out.append((path, spec))

@@ -31,14 +31,13 @@ from simserver.config.fields import boolean, integer, number, quantity, section,
 from simserver.config.issues import ConfigError, ConfigIssue
 from simserver.config.loader import load, load_section, read_toml
 from simserver.config.model import Config
+from simserver.runs.robotprogram import ROBOT_MAIN
 from simserver.runs.scenario import Scenario, load_scenario
 from simserver.sweeps.keys import NUMERIC, Target, UnknownKey, resolve
 from simserver.util.untrusted import excerpt
 
 DISTRIBUTIONS = ("uniform", "normal", "values")
 MODES = ("set", "add", "scale")
-#: The robot program's entry point in its project folder.
-ROBOT_MAIN = "robot.py"
 #: Vendor libraries that simulate their devices on a wall-clock thread (docs/bridge.md): their
 #: robot programs need lock-step paced to real time.
 WALL_CLOCK_LIBRARIES = ("phoenix6",)

@@ -197,8 +197,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         failure = _failure(session)
     else:
         with robot:
-            click.echo(f"simserver: started the robot program in {project}; its output: "
-                       f"{robot.log}", err=True)
+            click.echo(f"simserver: started the robot program in {project} (pid {robot.pid}); "
+                       f"its output: {robot.log}", err=True)
             result = robot.simulate(session, lambda: _simulate(session, duration, progress))
             failure = robot.failure(session) or _failure(session)
     verdict = _report(session, result, check, summary, duration,

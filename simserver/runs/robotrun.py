@@ -78,6 +78,11 @@ class RobotRun:
         return None if self.files is None else self.files.log
 
     @property
+    def pid(self) -> int | None:
+        """The program's process id (None before it starts)."""
+        return None if self.program is None else self.program.program.pid
+
+    @property
     def left_early(self) -> bool:
         """Whether the program exited before the run reached its end (and stopped it)."""
         return self.program is not None and self.program.left_early
@@ -147,7 +152,7 @@ class RobotRun:
         if status is None or session.reached_end() or (not early and status == 0):
             return session.failure
         self._show_tail(status)
-        said = f"the robot program exited with status {status} before the run ended"
+        said = f"the robot program exited with {exit_text(status)} before the run ended"
         if early or session.failure is None:
             return said
         return f"{session.failure}; {said}"
@@ -156,8 +161,8 @@ class RobotRun:
         """The end of the program's output, and a hint for a module that is not installed."""
         out = sys.stderr
         lines = self.program.output().splitlines() if self.program is not None else []
-        print(f"simserver: the robot program exited (status {status}); the end of its output "
-              f"({self.log}):", file=out)
+        print(f"simserver: the robot program exited ({exit_text(status)}); the end of its "
+              f"output ({self.log}):", file=out)
         for line in lines[-TAIL_LINES:]:
             print(f"  | {line[:LINE_CHARS]}", file=out)
         if not lines:
@@ -167,6 +172,18 @@ class RobotRun:
                   f"install the project's requirements (`simserver robot-requirements "
                   f"{self.project} > requirements.txt`, then `pip install -r "
                   "requirements.txt`)", file=out)
+
+
+def exit_text(status: int) -> str:
+    """A process's exit status as a message says it: ``status 1``, ``signal 6 (SIGABRT)``
+    for one a signal ended (a negative status, as subprocess gives it)."""
+    if status >= 0:
+        return f"status {status}"
+    try:
+        name = f" ({signal.Signals(-status).name})"
+    except ValueError:
+        name = ""
+    return f"signal {-status}{name}"
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

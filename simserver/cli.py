@@ -1,4 +1,5 @@
-"""Command line: ``simserver run | plot | check | sysid | motors | models | config``.
+"""Command line: ``simserver run | plot | check | sysid | motors | models | config |
+robot-requirements | init | sweep``.
 
 Exit codes: 0 success, 1 runtime failure, 2 bad configuration, inputs or usage.
 """

@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # imported where used: `simserver --help` loads none of them
     from simserver.io.nt import Endpoint
     from simserver.io.scripted import Script
     from simserver.runs.report import Summary
+    from simserver.runs.robotrun import RobotRun
     from simserver.runs.scenario import Scenario, ScenarioCheck, ScenarioResult
     from simserver.runs.session import RunOptions, Session
 
@@ -197,11 +198,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         result = _simulate(session, duration, progress)
         failure = _failure(session)
     else:
-        with robot:
-            click.echo(f"simserver: started the robot program in {project} (pid {robot.pid}); "
-                       f"its output: {robot.log}", err=True)
-            result = robot.simulate(session, lambda: _simulate(session, duration, progress))
-            failure = robot.failure(session) or _failure(session)
+        result, failure = _simulate_with_robot(robot, session, duration, progress)
     verdict = _report(session, result, check, summary, duration,
                       stopped=session.stop_requested and not (robot and robot.left_early))
     written = _write_outputs(session, result, verdict, failure, config, trace_path, json_path,
@@ -209,6 +206,23 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     if failure is not None:
         click.echo(f"simserver: {failure}", err=True)
     _exit(_status(failure, written, verdict))
+
+
+def _simulate_with_robot(robot: RobotRun, session: Session, duration: float | None,
+                         progress: bool | None) -> tuple[Summary, str | None]:
+    """``_simulate`` with the robot program of --robot started beside it and stopped after
+    it; (the summary, why the run failed or None). Exit 2 if it cannot be started."""
+    from simserver.runs.robotrun import RobotStartError
+
+    try:
+        with robot:
+            click.echo(f"simserver: started the robot program in {robot.project} "
+                       f"(pid {robot.pid}); its output: {robot.log}", err=True)
+            result = robot.simulate(session, lambda: _simulate(session, duration, progress))
+            return result, robot.failure(session) or _failure(session)
+    except RobotStartError as exc:
+        click.echo(f"simserver: {exc}; nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
 
 
 def _robot_project(robot_dir: str | None, robot_log: str | None, server: str | None,

@@ -53,6 +53,10 @@ MISSING_MODULE = "ModuleNotFoundError"
 T = TypeVar("T")
 
 
+class RobotStartError(Exception):
+    """The robot program could not be started (its output file cannot be written)."""
+
+
 class RobotRun:
     """The robot program of one ``run --robot`` (``project``: the folder with robot.py;
     ``config``: the config file both sides read; ``log``: where its output goes, default
@@ -102,7 +106,12 @@ class RobotRun:
                                       self.output)
         try:
             files.config.write_text(tomli_w.dumps(table), encoding="utf-8")
-            files.log.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                files.log.parent.mkdir(parents=True, exist_ok=True)
+                files.log.open("w", encoding="utf-8").close()
+            except OSError as exc:
+                raise RobotStartError(f"--robot-log {files.log}: cannot write: "
+                                      f"{exc.strerror or exc}") from None
             self._signals = _interrupt_on_stop_signals()
             self.program = RobotProgram(self.project, files, fork=False)
         except BaseException:
@@ -115,7 +124,12 @@ class RobotRun:
         """Stop the program (if it has not left), keep or remove the temporary folder."""
         try:
             if self.program is not None:
-                self.program.finish(LEAVE if self.lockstep and kind is None else 0.0, GRACE)
+                try:
+                    self.program.finish(LEAVE if self.lockstep and kind is None else 0.0,
+                                        GRACE)
+                except KeyboardInterrupt:  # Ctrl-C while it leaves: no waiting then
+                    self.program.program.terminate(kill=True)
+                    raise
         finally:
             _restore(self._signals)
             self._signals = {}

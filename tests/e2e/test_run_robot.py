@@ -158,3 +158,13 @@ def test_run_robot_passes_the_ctre_swerve_autonomous_paced(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert "overall: PASS" in result.stdout
     assert gone(robot_pid(result.stderr))
+
+
+def test_a_robot_log_that_cannot_be_written_exits_2_before_the_program_starts(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    result = simserver("run", "--robot", KITBOT, "--lockstep", "--fast", "--duration", "1",
+                       "--robot-log", blocker / "robot.log")
+    assert result.returncode == 2
+    assert f"--robot-log {blocker / 'robot.log'}: cannot write" in result.stderr
+    assert "started the robot program" not in result.stderr

@@ -181,6 +181,10 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         robot = RobotRun(project, Path(config), lockstep, wait,
                          Path(robot_log) if robot_log else None)
         cfg = robot.configure(cfg)
+        if lockstep and fast and robot.wall_clock_sims():
+            click.echo(f"simserver: {project} uses Phoenix 6, whose simulated devices run on a "
+                       "wall-clock thread: --lockstep --fast outruns them (the robot misses "
+                       "its marks); drop --fast for paced lock-step (docs/bridge.md)", err=True)
     endpoint = _endpoint(server, serve, bool(inputs),
                          bool(enable or lockstep or halsim_ws or robot), cfg.bridge.nt_port)
     script = _script(inputs, cfg) if inputs else None

@@ -19,6 +19,7 @@ import atexit
 import contextlib
 import copy
 import os
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +38,9 @@ WATCH_EVERY = 0.05
 #: Config keys of ``[robots.<name>]`` naming files relative to the config's folder: made
 #: absolute in a robot program's config, which is written elsewhere.
 FILE_KEYS = ("config", "inputs")
+#: Vendor libraries that simulate their devices on a wall-clock thread (docs/bridge.md): their
+#: robot programs need lock-step paced to real time.
+WALL_CLOCK_LIBRARIES = ("phoenix6",)
 #: Set to 0 to start every robot program of a sweep as a plain subprocess instead of forking
 #: it from a launcher (the two give the same runs; the launcher starts them faster).
 FORK_ENV = "SIMSERVER_SWEEP_FORK"
@@ -80,6 +84,29 @@ def robot_argv(project: Path) -> list[str]:
     """The arguments after the interpreter that run ``project``'s program with the bridge."""
     return ["-m", "robotpy", "--main", str(project / ROBOT_MAIN), "sim", "--nogui",
             "--simserver"]
+
+
+def uses(project: Path, modules: tuple[str, ...]) -> bool:
+    """Whether a Python file of ``project`` (its own files and packages, not a virtualenv in
+    it) imports one of ``modules``."""
+    pattern = re.compile(rf"^\s*(?:import|from)\s+({'|'.join(map(re.escape, modules))})\b",
+                         re.M)
+    for path in project.rglob("*.py"):
+        if any(part.startswith(".") or part in ("venv", "site-packages", "__pycache__")
+               for part in path.relative_to(project).parts[:-1]):
+            continue
+        try:
+            if pattern.search(path.read_text(encoding="utf-8", errors="replace")):
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def uses_wall_clock_sims(project: Path) -> bool:
+    """Whether ``project`` imports a vendor library whose simulated devices run on a
+    wall-clock thread (Phoenix 6): lock-step as fast as possible outruns them."""
+    return uses(project, WALL_CLOCK_LIBRARIES)
 
 
 class _Stoppable(Protocol):

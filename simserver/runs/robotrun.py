@@ -31,7 +31,12 @@ import tomli_w
 
 from simserver.config.loader import read_toml
 from simserver.config.model import Config
-from simserver.runs.robotprogram import RobotProgram, RunFiles, program_table
+from simserver.runs.robotprogram import (
+    RobotProgram,
+    RunFiles,
+    program_table,
+    uses_wall_clock_sims,
+)
 from simserver.util.ports import free_port
 
 if TYPE_CHECKING:
@@ -90,6 +95,10 @@ class RobotRun:
     def left_early(self) -> bool:
         """Whether the program exited before the run reached its end (and stopped it)."""
         return self.program is not None and self.program.left_early
+
+    def wall_clock_sims(self) -> bool:
+        """Whether the project imports a vendor library that simulates on wall time."""
+        return uses_wall_clock_sims(self.project)
 
     def configure(self, cfg: Config) -> Config:
         """``cfg`` (the run's config, loaded from ``config``) on the program's ports."""
@@ -184,8 +193,8 @@ class RobotRun:
         if any(MISSING_MODULE in line for line in lines):
             print("simserver: the robot program imports a package that is not installed here: "
                   f"install the project's requirements (`simserver robot-requirements "
-                  f"{self.project} > requirements.txt`, then `pip install -r "
-                  "requirements.txt`)", file=out)
+                  f"{self.project} > requirements-sim.txt`, then `pip install -r "
+                  "requirements-sim.txt`)", file=out)
 
 
 def exit_text(status: int) -> str:

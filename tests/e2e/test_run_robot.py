@@ -168,3 +168,15 @@ def test_a_robot_log_that_cannot_be_written_exits_2_before_the_program_starts(tm
     assert result.returncode == 2
     assert f"--robot-log {blocker / 'robot.log'}: cannot write" in result.stderr
     assert "started the robot program" not in result.stderr
+
+
+def test_run_robot_warns_when_lockstep_fast_outruns_phoenix6(tmp_path):
+    """Measured: examples/ctre_swerve misses its final pose by 0.14-0.16 m with --fast."""
+    project = tmp_path / "phoenix"
+    project.mkdir()
+    (project / "robot.py").write_text("import phoenix6\nraise SystemExit(0)\n")
+    shutil.copy(KITBOT / "simserver.toml", project / "simserver.toml")
+    result = simserver("run", "--robot", project, "--lockstep", "--fast", "--duration", "1")
+    assert "uses Phoenix 6" in result.stderr and "drop --fast" in result.stderr
+    result = simserver("run", "--robot", KITBOT, "--lockstep", "--fast", "--duration", "0.1")
+    assert result.returncode == 0 and "Phoenix 6" not in result.stderr

@@ -143,10 +143,14 @@ class RobotProgram:
                     session.request_stop()
                 return
 
-    def output(self) -> str:
-        """Everything the program has written so far ("" if its log cannot be read)."""
-        with contextlib.suppress(OSError):
-            return self._log_path.read_text(encoding="utf-8", errors="replace")
+    def output(self, last: int | None = None) -> str:
+        """What the program has written so far: all of it, or its ``last`` bytes ("" if its
+        log cannot be read)."""
+        with contextlib.suppress(OSError), self._log_path.open("rb") as log:
+            if last is not None:
+                size = log.seek(0, os.SEEK_END)
+                log.seek(max(0, size - last))
+            return log.read().decode("utf-8", errors="replace")
         return ""
 
     def finish(self, leave: float = EXIT_GRACE, grace: float = EXIT_GRACE) -> int | None:

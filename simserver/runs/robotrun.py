@@ -4,8 +4,8 @@ free ports, and ends with it.
     robot = RobotRun(project, config_path, lockstep=True, wait=60.0, log=None)
     cfg = robot.configure(cfg)                   # the run's config, on the program's ports
     with robot:                                  # started; stopped however the run ends
-        summary = robot.simulate(session, lambda: session.run())
-    failure = robot.failure(session)             # why the run failed, if the program did
+        summary = robot.simulate(session, session.run)
+        failure = robot.failure(session)         # why the run failed (before it is stopped)
 
 The program runs ``python -m robotpy --main PROJECT/robot.py sim --nogui --simserver`` with
 this interpreter (:mod:`simserver.runs.robotprogram`), on an NT port and a step port nothing
@@ -44,6 +44,8 @@ if TYPE_CHECKING:
 
 #: Lines of the robot program's output shown when it ended the run.
 TAIL_LINES = 25
+#: Bytes of the end of its output read for them.
+TAIL_BYTES = 64 * 1024
 #: Characters kept of each such line.
 LINE_CHARS = 300
 #: Wall time (s) a lock-step program has to leave by itself at the end (it does at once when
@@ -64,15 +66,15 @@ class RobotStartError(Exception):
 
 class RobotRun:
     """The robot program of one ``run --robot`` (``project``: the folder with robot.py;
-    ``config``: the config file both sides read; ``log``: where its output goes, default
-    ``robot.log`` in a new temporary folder that is kept)."""
+    ``config``: the config file both sides read; ``wait``: how long, s, it waits for
+    simserver in lock-step; ``log``: where its output goes, default ``robot.log`` in a new
+    temporary folder that is kept)."""
 
     def __init__(self, project: Path, config: Path, lockstep: bool, wait: float,
                  log: Path | None):
         self.project = project
         self.config = config
         self.lockstep = lockstep
-        self.wait = wait
         self.output = log
         self.files: RunFiles | None = None  # made when it starts
         self.port, self.nt_port = free_port(), free_port()
@@ -183,7 +185,7 @@ class RobotRun:
     def _show_tail(self, status: int) -> None:
         """The end of the program's output, and a hint for a module that is not installed."""
         out = sys.stderr
-        lines = self.program.output().splitlines() if self.program is not None else []
+        lines = self.program.output(TAIL_BYTES).splitlines() if self.program else []
         print(f"simserver: the robot program exited ({exit_text(status)}); the end of its "
               f"output ({self.log}):", file=out)
         for line in lines[-TAIL_LINES:]:

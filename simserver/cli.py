@@ -178,8 +178,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     if project is not None and config is not None:
         from simserver.runs.robotrun import RobotRun
 
-        robot = RobotRun(project, Path(config), lockstep, wait,
-                         Path(robot_log) if robot_log else None)
+        robot = RobotRun(project, Path(config).resolve(), lockstep, wait,
+                         Path(robot_log).resolve() if robot_log else None)
         cfg = robot.configure(cfg)
         if lockstep and fast and robot.wall_clock_sims():
             click.echo(f"simserver: {project} uses Phoenix 6, whose simulated devices run on a "

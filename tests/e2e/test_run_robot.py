@@ -26,8 +26,9 @@ LONG_WAIT = "120"
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX here")
 
 
-def simserver(*args: str | Path, timeout: float = 180.0) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "simserver", *map(str, args)], cwd=REPO,
+def simserver(*args: str | Path, timeout: float = 180.0, cwd: Path = REPO
+              ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "simserver", *map(str, args)], cwd=cwd,
                           capture_output=True, text=True, timeout=timeout,
                           env=dict(os.environ, PYTHONUNBUFFERED="1"))
 
@@ -180,3 +181,23 @@ def test_run_robot_warns_when_lockstep_fast_outruns_phoenix6(tmp_path):
     assert "uses Phoenix 6" in result.stderr and "drop --fast" in result.stderr
     result = simserver("run", "--robot", KITBOT, "--lockstep", "--fast", "--duration", "0.1")
     assert result.returncode == 0 and "Phoenix 6" not in result.stderr
+
+
+def test_a_relative_config_with_other_robots_reaches_the_robot_program_whole(tmp_path):
+    """CONFIG given relative to simserver's folder, its [robots] file relative to CONFIG: the
+    robot program (which runs in PROJECT_DIR) reads the same files."""
+    project = kitbot_copy(tmp_path)
+    other = simserver("config", "-o", project / "other.toml")
+    assert other.returncode == 0, other.stderr
+    text = (project / "other.toml").read_text()
+    start = 'x = "2 m", y = "4 m"'
+    assert start in text
+    (project / "other.toml").write_text(text.replace(start, 'x = "12 m", y = "2 m"'))
+    config = project / "simserver.toml"
+    config.write_text(config.read_text() + '\n[robots.other]\nconfig = "other.toml"\n')
+    log = tmp_path / "robot.log"
+    result = simserver("run", "kitbot/simserver.toml", "--robot", "kitbot", "--lockstep",
+                       "--fast", "--enable", "autonomous", "--duration", "1", "--robot-log",
+                       "robot.log", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr + log.read_text()
+    assert "simserver ended the run" in log.read_text()

@@ -80,6 +80,15 @@ def test_a_robot_program_that_imports_a_missing_package_fails_the_run_at_once(tm
     assert "simserver robot-requirements" in result.stderr  # the hint
     assert "the robot program exited with status 1 before the run ended" in result.stderr
     assert took < float(LONG_WAIT) / 2, f"waited {took:.1f} s for a program that had died"
+    # Without --robot-log its output is kept in a temporary folder the first line names.
+    found = re.search(r"its output: (\S+robot\.log)", result.stderr)
+    assert found, result.stderr
+    log = Path(found.group(1))
+    try:
+        assert "ModuleNotFoundError" in log.read_text()
+        assert (log.parent / "simserver.toml").is_file()  # the program's config, beside it
+    finally:
+        shutil.rmtree(log.parent)
 
 
 @pytest.mark.parametrize("lockstep", ["--lockstep", "--no-lockstep"])
@@ -93,7 +102,8 @@ def test_a_robot_program_that_crashes_mid_run_ends_the_run_with_exit_1(tmp_path,
              "Robot.autonomousPeriodic = _crash_later\n")
     project = kitbot_copy(tmp_path, append=crash)
     result = simserver("run", "--robot", project, lockstep, "--check",
-                       project / "auto-check.toml", "--wait", LONG_WAIT, "--no-progress")
+                       project / "auto-check.toml", "--wait", LONG_WAIT, "--no-progress",
+                       "--robot-log", tmp_path / "robot.log")
     assert result.returncode == 1, result.stderr
     assert "boom: robot code crashed mid-run" in result.stderr  # the end of its output
     assert "the robot program exited with" in result.stderr
@@ -177,9 +187,12 @@ def test_run_robot_warns_when_lockstep_fast_outruns_phoenix6(tmp_path):
     project.mkdir()
     (project / "robot.py").write_text("import phoenix6\nraise SystemExit(0)\n")
     shutil.copy(KITBOT / "simserver.toml", project / "simserver.toml")
-    result = simserver("run", "--robot", project, "--lockstep", "--fast", "--duration", "1")
+    log = tmp_path / "robot.log"
+    result = simserver("run", "--robot", project, "--lockstep", "--fast", "--duration", "1",
+                       "--robot-log", log)
     assert "uses Phoenix 6" in result.stderr and "drop --fast" in result.stderr
-    result = simserver("run", "--robot", KITBOT, "--lockstep", "--fast", "--duration", "0.1")
+    result = simserver("run", "--robot", KITBOT, "--lockstep", "--fast", "--duration", "0.1",
+                       "--robot-log", log)
     assert result.returncode == 0 and "Phoenix 6" not in result.stderr
 
 

@@ -1,4 +1,5 @@
-"""Command line: ``simserver run | plot | check | sysid | motors | models | config``.
+"""Command line: ``simserver run | plot | check | sysid | motors | models | config |
+robot-requirements | init | sweep``.
 
 Exit codes: 0 success, 1 runtime failure, 2 bad configuration, inputs or usage.
 """
@@ -22,6 +23,7 @@ if TYPE_CHECKING:  # imported where used: `simserver --help` loads none of them
     from simserver.io.nt import Endpoint
     from simserver.io.scripted import Script
     from simserver.runs.report import Summary
+    from simserver.runs.robotrun import RobotRun
     from simserver.runs.scenario import Scenario, ScenarioCheck, ScenarioResult
     from simserver.runs.session import RunOptions, Session
 
@@ -122,6 +124,15 @@ def main() -> None:
 @click.option("--wait", type=click.FloatRange(min=0, min_open=True), default=60.0,
               show_default=True, metavar="SECONDS",
               help="With --enable or --lockstep: how long to wait for the robot program.")
+@click.option("--robot", "robot_dir", type=click.Path(file_okay=False), metavar="PROJECT_DIR",
+              help="Start the RobotPy program in PROJECT_DIR (`python -m robotpy --main "
+                   "PROJECT_DIR/robot.py sim --nogui --simserver`, with this Python) on free "
+                   "ports, and stop it at the end. If it exits before the run's end, the run "
+                   "stops at once (exit 1) and shows the end of its output. CONFIG defaults "
+                   "to PROJECT_DIR/simserver.toml. Excludes --server, --serve, --halsim-ws.")
+@click.option("--robot-log", "robot_log", type=click.Path(dir_okay=False), metavar="FILE",
+              help="With --robot: where the robot program's output goes (default: robot.log "
+                   "in a new temporary folder, named at the start).")
 @click.option("-v", "--verbose", count=True, help="More log output.")
 @click.option("-q", "--quiet", is_flag=True, help="Only warnings and errors.")
 def run(config: str | None, server: str | None, serve: str | None, fast: bool,
@@ -129,8 +140,8 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         record_path: str | None, record_robot: tuple[str, ...], summary: bool | None,
         progress: bool | None, seed: int | None, enable: str | None,
         lockstep: bool | None, check_path: str | None, json_path: str | None,
-        trace_path: str | None, halsim_ws: str | None, wait: float, verbose: int,
-        quiet: bool) -> None:
+        trace_path: str | None, halsim_ws: str | None, wait: float, robot_dir: str | None,
+        robot_log: str | None, verbose: int, quiet: bool) -> None:
     """Simulate the robot in CONFIG (default: the bundled kitbot).
 
     \b
@@ -138,6 +149,7 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
       simserver run                       # beside `robotpy sim`, real time
       simserver run simserver.toml --enable autonomous --duration 15
       simserver run simserver.toml --lockstep --check auto-check.toml --json result.json
+      simserver run --robot . --lockstep --fast --check auto-check.toml   # starts robot.py
       simserver run simserver.toml --halsim-ws 3300 --enable autonomous   # Java/C++
       simserver run robot.toml --serve 5811
       simserver run --inputs drive.csv --fast --plot run.png
@@ -148,6 +160,9 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
     _setup_logging(verbose, quiet)
     if server and serve:
         raise click.UsageError("--server and --serve exclude each other")
+    project = _robot_project(robot_dir, robot_log, server, serve, halsim_ws)
+    if project is not None and config is None:
+        config = _project_config(project)
     cfg = _run_config(config, seed)
     check = None
     if check_path:
@@ -159,8 +174,19 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
         raise click.UsageError("--lockstep connects to the robot program's bridge; it cannot "
                                "be combined with --serve")
     ws_target = _halsim_target(halsim_ws, lockstep, cfg, config) if halsim_ws else None
-    endpoint = _endpoint(server, serve, bool(inputs), bool(enable or lockstep or halsim_ws),
-                         cfg.bridge.nt_port)
+    robot = None
+    if project is not None and config is not None:
+        from simserver.runs.robotrun import RobotRun
+
+        robot = RobotRun(project, Path(config).resolve(), lockstep, wait,
+                         Path(robot_log).resolve() if robot_log else None)
+        cfg = robot.configure(cfg)
+        if lockstep and fast and robot.wall_clock_sims():
+            click.echo(f"simserver: {project} uses Phoenix 6, whose simulated devices run on a "
+                       "wall-clock thread: --lockstep --fast outruns them (the robot misses "
+                       "its marks); drop --fast for paced lock-step (docs/bridge.md)", err=True)
+    endpoint = _endpoint(server, serve, bool(inputs),
+                         bool(enable or lockstep or halsim_ws or robot), cfg.bridge.nt_port)
     script = _script(inputs, cfg) if inputs else None
     if script is not None and duration is None:
         duration = script.duration
@@ -172,14 +198,70 @@ def run(config: str | None, server: str | None, serve: str | None, fast: bool,
                       record_robot=_robot_prefixes(record_robot))
     session = _session(cfg, opts, config)
     logging.getLogger("simserver").info("simulating %s", _run_description(config, opts, inputs))
-    result = _simulate(session, duration, progress)
-    failure = _failure(session)
-    verdict = _report(session, result, check, summary, duration)
+    if robot is None:
+        result = _simulate(session, duration, progress)
+        failure = _failure(session)
+    else:
+        result, failure = _simulate_with_robot(robot, session, duration, progress)
+    verdict = _report(session, result, check, summary, duration,
+                      stopped=session.stop_requested and not (robot and robot.left_early))
     written = _write_outputs(session, result, verdict, failure, config, trace_path, json_path,
                              plot_path)
     if failure is not None:
         click.echo(f"simserver: {failure}", err=True)
     _exit(_status(failure, written, verdict))
+
+
+def _simulate_with_robot(robot: RobotRun, session: Session, duration: float | None,
+                         progress: bool | None) -> tuple[Summary, str | None]:
+    """``_simulate`` with the robot program of --robot started beside it and stopped after
+    it; (the summary, why the run failed or None). Exit 2 if it cannot be started."""
+    from simserver.runs.robotrun import RobotStartError
+
+    try:
+        with robot:
+            click.echo(f"simserver: started the robot program in {robot.project} "
+                       f"(pid {robot.pid}); its output: {robot.log}", err=True)
+            result = robot.simulate(session, lambda: _simulate(session, duration, progress))
+            return result, robot.failure(session) or _failure(session)
+    except RobotStartError as exc:
+        click.echo(f"simserver: {exc}; nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+
+
+def _robot_project(robot_dir: str | None, robot_log: str | None, server: str | None,
+                   serve: str | None, halsim_ws: str | None) -> Path | None:
+    """The project folder of --robot (None without it): a usage error with the options it
+    excludes, exit 2 if it has no robot.py."""
+    from simserver.runs.robotprogram import ROBOT_MAIN
+
+    if robot_dir is None:
+        if robot_log is not None:
+            raise click.UsageError("--robot-log needs --robot")
+        return None
+    for given, name in ((server, "--server"), (serve, "--serve"), (halsim_ws, "--halsim-ws")):
+        if given:
+            raise click.UsageError(f"--robot starts the robot program with simserver's bridge "
+                                   f"on ports of its own; it cannot be combined with {name}")
+    project = Path(robot_dir).resolve()
+    if not (project / ROBOT_MAIN).is_file():
+        click.echo(f"simserver: --robot: no {project / ROBOT_MAIN} (PROJECT_DIR is a RobotPy "
+                   "project's folder, the one with robot.py); nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    return project
+
+
+def _project_config(project: Path) -> str:
+    """The config of a --robot run without CONFIG: the project's simserver.toml (exit 2
+    without one)."""
+    from simserver.bridge import CONFIG_NAME
+
+    path = project / CONFIG_NAME
+    if not path.is_file():
+        click.echo(f"simserver: --robot: no {path}: put the robot's simserver.toml (hal wiring, "
+                   "[bridge]) beside robot.py or name a CONFIG; nothing was started.", err=True)
+        sys.exit(EXIT_BAD_CONFIG)
+    return str(path)
 
 
 def _status(failure: str | None, written: list[bool], verdict: ScenarioResult | None) -> int:
@@ -336,13 +418,14 @@ def _failure(session: Session) -> str | None:
 
 
 def _report(session: Session, result: Summary, check: ScenarioCheck | None,
-            summary: bool | None, duration: float | None) -> ScenarioResult | None:
-    """Print what a run did: that it was stopped, the summary table (--summary; by default
-    for a run of known ``duration`` or one stopped after a tick), the scenario's verdict and
-    the recording. Returns the verdict (None without --check)."""
+            summary: bool | None, duration: float | None, stopped: bool
+            ) -> ScenarioResult | None:
+    """Print what a run did: that it was ``stopped`` (Ctrl-C), the summary table (--summary;
+    by default for a run of known ``duration`` or one stopped after a tick), the scenario's
+    verdict and the recording. Returns the verdict (None without --check)."""
     show_summary = summary if summary is not None else (
         duration is not None or (session.stop_requested and session.ticks > 0))
-    if session.stop_requested:
+    if stopped:
         click.echo("simserver: stopped; results so far follow." if show_summary else
                    "simserver: stopped.", err=True)
     if show_summary:
@@ -640,8 +723,10 @@ def docs_cmd(which: str) -> None:
 
 
 from simserver.initcmd.command import init_cmd  # noqa: E402
+from simserver.initcmd.requirements import robot_requirements_cmd  # noqa: E402
 from simserver.sweeps.command import sweep_cmd  # noqa: E402
 
 main.add_command(init_cmd)
+main.add_command(robot_requirements_cmd)
 main.add_command(sweep_cmd)
 

@@ -8,55 +8,30 @@ A record is what ``runs.jsonl`` holds for the run (docs/sweeps.md): every field 
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import os
 import socket
 import tempfile
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from simserver.config.issues import ConfigError
 from simserver.config.loader import loads
 from simserver.contract.snapshot import Snapshot
+from simserver.runs.robotprogram import PORT_TAKEN, RobotProgram, RunFiles
 from simserver.runs.scenario import Scenario, ScenarioCheck
-from simserver.sweeps.launcher import Launcher
 from simserver.sweeps.sampling import RunPlan, config_text, run_source, run_table
-from simserver.sweeps.spec import ROBOT_MAIN, Sweep
+from simserver.sweeps.spec import Sweep
 from simserver.util.ports import free_port
 
 if TYPE_CHECKING:
     from simserver.runs.report import Summary
     from simserver.runs.session import Session
 
-#: How long a robot program may take to leave after simserver ended its run, s.
-EXIT_GRACE = 10.0
 #: The end of a failed run's robot program output kept in its record, characters.
 LOG_TAIL = 4000
-#: Exit status of a robot program whose bridge could not bind a port it was given.
-PORT_TAKEN = 2
 #: Tries with fresh ports when another process took one between choosing and binding.
 PORT_TRIES = 3
-#: Seconds between looks at whether a run's robot program is still there.
-WATCH_EVERY = 0.05
-
-
-@dataclass
-class RunFiles:
-    """Where a run keeps its files: its config and the robot program's output."""
-
-    folder: Path
-
-    @property
-    def config(self) -> Path:
-        return self.folder / "simserver.toml"
-
-    @property
-    def log(self) -> Path:
-        return self.folder / "robot.log"
 
 
 def run_one(sweep: Sweep, plan: RunPlan, keep: Path | None = None) -> dict[str, Any]:
@@ -100,7 +75,7 @@ def _run(sweep: Sweep, plan: RunPlan, files: RunFiles, keep: bool) -> dict[str, 
         record["error"] = f"not runnable: {exc}"
         return record
     t0 = time.monotonic()
-    robot = _RobotProgram(sweep.robot, files) if sweep.robot is not None else None
+    robot = RobotProgram(sweep.robot, files) if sweep.robot is not None else None
     try:
         summary, late = _simulate(sweep, session, robot)
         timing = record["timing"]
@@ -161,7 +136,7 @@ def _session(sweep: Sweep, plan: RunPlan, text: str, keep: bool
         raise _NotRunnable(str(exc)) from None
 
 
-def _simulate(sweep: Sweep, session: Session, robot: _RobotProgram | None
+def _simulate(sweep: Sweep, session: Session, robot: RobotProgram | None
               ) -> tuple[Summary, bool]:
     """Run the session to its end or the sweep's timeout, which also stops the robot program
     it may be waiting for; a robot program that leaves early stops it at once. (summary,
@@ -210,64 +185,3 @@ def _record(plan: RunPlan) -> dict[str, Any]:
     return {"run": plan.index, "seed": plan.seed, "values": plan.values, "passed": False,
             "error": None, "checks": [], "final_pose": None, "summary": None,
             "timing": {"robot_start": None, "simulate": None, "checks": None, "total": None}}
-
-
-#: Set to 0 to start every robot program as a plain subprocess instead of forking it from a
-#: launcher (the two give the same runs; the launcher starts them faster).
-FORK_ENV = "SIMSERVER_SWEEP_FORK"
-_launchers: dict[Path, Launcher] = {}
-
-
-def _launcher(project: Path) -> Launcher:
-    """This process's launcher for ``project`` (started once, stopped at exit)."""
-    if project not in _launchers:
-        launcher = Launcher(project)
-        if os.environ.get(FORK_ENV, "1") == "0":
-            launcher.problem = f"{FORK_ENV}=0"
-        _launchers[project] = launcher
-        if len(_launchers) == 1:
-            atexit.register(_close_launchers)
-    return _launchers[project]
-
-
-def _close_launchers() -> None:
-    for launcher in _launchers.values():
-        launcher.close()
-
-
-class _RobotProgram:
-    """The sweep's robot program under ``robotpy sim --nogui --simserver`` with a run's
-    config, in a process group of its own, its output in the run's log."""
-
-    def __init__(self, project: Path, files: RunFiles):
-        self._log_path = files.log
-        env = dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(files.config))
-        self.program = _launcher(project).start(
-            ["-m", "robotpy", "--main", str(project / ROBOT_MAIN), "sim", "--nogui",
-             "--simserver"], project, env, files.log)
-
-        self.left_early = False
-
-    def watch(self, session: Session, ended: threading.Event) -> None:
-        """Until ``ended``: if the program leaves before the run has reached its end (it
-        crashed, or never started), stop ``session`` rather than let it wait for the program
-        until its timeout. (After the end, leaving is what the program was told to do.)"""
-        while not ended.wait(WATCH_EVERY):
-            if not self.program.alive():
-                if not ended.is_set() and not session.reached_end():
-                    self.left_early = True
-                    session.request_stop()
-                return
-
-    def output(self) -> str:
-        with contextlib.suppress(OSError):
-            return self._log_path.read_text(encoding="utf-8", errors="replace")
-        return ""
-
-    def finish(self) -> int | None:
-        """Wait for the program to leave (simserver ended its run), stop it if it does not;
-        its exit status (None if it had to be stopped)."""
-        status = self.program.wait(EXIT_GRACE)
-        if status is None:
-            self.program.stop(EXIT_GRACE)
-        return status

@@ -21,15 +21,13 @@ import tomli_w
 
 from simserver.config.issues import ConfigError, ConfigIssue
 from simserver.config.loader import loads
+from simserver.runs.robotprogram import program_table
 from simserver.sweeps import keys
 from simserver.sweeps.spec import Sweep, Vary
 
 #: Simulation seeds are drawn below this (sim.seed takes any non-negative integer; 31 bits
 #: keeps them readable in a command line).
 SEED_LIMIT = 2**31
-#: The config keys naming files, relative to the config's folder: made absolute in a run's
-#: config, which is written elsewhere.
-_FILE_KEYS = ("config", "inputs")
 #: Problems listed from a sweep's run configs before the rest are only counted.
 MAX_LISTED = 20
 
@@ -90,15 +88,7 @@ def run_table(sweep: Sweep, plan: RunPlan, bridge: dict[str, Any] | None = None
     keys.write(table, "sim.seed", plan.seed)
     for key, value in plan.values.items():
         keys.write(table, key, value)
-    folder = sweep.config_path.parent
-    for entry in table.get("robots", {}).values():
-        if isinstance(entry, dict):
-            for name in _FILE_KEYS:
-                if isinstance(entry.get(name), str):
-                    entry[name] = str(folder / entry[name])
-    for key, value in (bridge or {}).items():
-        keys.write(table, f"bridge.{key}", value)
-    return table
+    return program_table(table, sweep.config_path.parent, bridge or {})
 
 
 def run_source(sweep: Sweep, index: int) -> str:

@@ -21,7 +21,6 @@ entry names and draws (ConfigError naming the file, the key and the expected uni
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,17 +30,13 @@ from simserver.config.fields import boolean, integer, number, quantity, section,
 from simserver.config.issues import ConfigError, ConfigIssue
 from simserver.config.loader import load, load_section, read_toml
 from simserver.config.model import Config
+from simserver.runs.robotprogram import ROBOT_MAIN, uses_wall_clock_sims
 from simserver.runs.scenario import Scenario, load_scenario
 from simserver.sweeps.keys import NUMERIC, Target, UnknownKey, resolve
 from simserver.util.untrusted import excerpt
 
 DISTRIBUTIONS = ("uniform", "normal", "values")
 MODES = ("set", "add", "scale")
-#: The robot program's entry point in its project folder.
-ROBOT_MAIN = "robot.py"
-#: Vendor libraries that simulate their devices on a wall-clock thread (docs/bridge.md): their
-#: robot programs need lock-step paced to real time.
-WALL_CLOCK_LIBRARIES = ("phoenix6",)
 
 
 @dataclass(frozen=True)
@@ -173,30 +168,13 @@ def load_sweep(path: str | Path) -> Sweep:
     if issues:
         raise ConfigError(source, issues)
     warnings: tuple[str, ...] = ()
-    if robot is not None and not table.paced and _uses(robot, WALL_CLOCK_LIBRARIES):
+    if robot is not None and not table.paced and uses_wall_clock_sims(robot):
         warnings = (f"{source}: sweep.paced: {robot} uses Phoenix 6, whose simulated devices "
                     "run on a wall-clock thread: runs as fast as possible differ from what the "
                     "robot does in real time; set `paced = true` (docs/bridge.md)",)
     return Sweep(source, folder, config_path, check_path, robot, inputs, table.runs,
                  table.seed, table.pass_rate, table.timeout, table.worst, table.paced, vary,
                  read_toml(config_path), config, scenario, warnings)
-
-
-def _uses(project: Path, modules: tuple[str, ...]) -> bool:
-    """Whether a Python file of ``project`` (its own files and packages, not a virtualenv in
-    it) imports one of ``modules``."""
-    pattern = re.compile(rf"^\s*(?:import|from)\s+({'|'.join(map(re.escape, modules))})\b",
-                         re.M)
-    for path in project.rglob("*.py"):
-        if any(part.startswith(".") or part in ("venv", "site-packages", "__pycache__")
-               for part in path.relative_to(project).parts[:-1]):
-            continue
-        try:
-            if pattern.search(path.read_text(encoding="utf-8", errors="replace")):
-                return True
-        except OSError:
-            continue
-    return False
 
 
 def _vary(raw: Any, config: Config, issues: list[ConfigIssue]) -> tuple[Vary, ...]:

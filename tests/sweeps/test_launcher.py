@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from simserver.sweeps.launcher import Launcher, project_imports
-from simserver.sweeps.run import RunFiles, _RobotProgram
+from simserver.runs.launcher import Launcher, project_imports
+from simserver.runs.robotprogram import RobotProgram, RunFiles
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the launcher forks")
 
@@ -53,7 +53,7 @@ def test_a_library_that_starts_a_thread_on_import_turns_forking_off(tmp_path, mo
 
 
 class _Session:
-    """What _RobotProgram.watch reads of a run's session: whether it reached its end."""
+    """What RobotProgram.watch reads of a run's session: whether it reached its end."""
 
     def __init__(self, at_end: bool):
         self.at_end = at_end
@@ -76,7 +76,7 @@ def test_a_program_that_leaves_counts_as_early_only_before_the_run_ended(tmp_pat
     monkeypatch.setenv("SIMSERVER_SWEEP_FORK", "0")
     files = RunFiles(tmp_path)
     files.config.write_text("")
-    robot = _RobotProgram(folder, files)
+    robot = RobotProgram(folder, files)
     session = _Session(at_end)
     ended = threading.Event()
     watcher = threading.Thread(target=robot.watch, args=(session, ended))

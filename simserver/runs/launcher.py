@@ -1,5 +1,6 @@
-"""Starting a sweep's robot programs quickly: a launcher process imports RobotPy, the robot
-project's libraries and simserver's bridge once, then forks one robot program per run.
+"""Starting robot programs: a sweep's quickly, from a launcher process that imports RobotPy,
+the robot project's libraries and simserver's bridge once, then forks one robot program per
+run; or one as a plain subprocess (:func:`start_plain`, also where forking is not possible).
 
 A robot program started with ``python -m robotpy sim`` spends about 0.5 s of its 0.75 s
 start-up importing; a fork of a process that has imported everything starts in about 0.25 s
@@ -14,7 +15,7 @@ each program as a plain subprocess. Protocol, one JSON object per line: the clie
 (or ``{"error": ...}``) and later ``{"exit": N, "status": S}`` when that child ends. The
 launcher stops its children and exits when its stdin closes (its client is gone).
 
-    python -m simserver.sweeps.launcher PROJECT_DIR
+    python -m simserver.runs.launcher PROJECT_DIR
 """
 
 from __future__ import annotations
@@ -150,7 +151,7 @@ def _send(out: IO[str], message: dict[str, Any]) -> None:
 
 
 def serve(project: Path) -> None:
-    """The launcher's loop (``python -m simserver.sweeps.launcher PROJECT``)."""
+    """The launcher's loop (``python -m simserver.runs.launcher PROJECT``)."""
     out = sys.stdout
     problem = preload(project)
     _send(out, {"ready": problem is None, "problem": problem})
@@ -213,7 +214,7 @@ class Launcher:
             return None
         if self._proc is None or self._proc.poll() is not None:
             self._proc = subprocess.Popen(
-                [sys.executable, "-m", "simserver.sweeps.launcher", str(self.project)],
+                [sys.executable, "-m", "simserver.runs.launcher", str(self.project)],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
                 cwd=self.project, env=dict(os.environ, **SINGLE_THREADED))
             hello = self._read()
@@ -247,11 +248,7 @@ class Launcher:
                     return Program(reply["pid"], self)
                 self.problem = reply.get("error", "the launcher refused")
                 break
-        with log.open("w", encoding="utf-8") as out:
-            child = subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=out,
-                                     stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                     **own_group())
-        return Program(child.pid, None, child)
+        return start_plain(argv, cwd, env, log)
 
     def wait(self, pid: int, timeout: float) -> int | None:
         """The exit status of forked child ``pid`` within ``timeout`` s, else None."""
@@ -335,6 +332,17 @@ class Program:
             self.terminate(kill)
             if self.wait(grace) is not None:
                 return
+
+
+def start_plain(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> Program:
+    """Start ``python argv`` (this interpreter) in ``cwd`` with ``env`` as a plain subprocess
+    in a process group of its own (a Ctrl-C in the terminal does not reach it: its starter
+    stops it), its output to ``log``."""
+    with log.open("w", encoding="utf-8") as out:
+        child = subprocess.Popen([sys.executable, *argv], cwd=cwd, env=env, stdout=out,
+                                 stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                 **own_group())
+    return Program(child.pid, None, child)
 
 
 def own_group() -> dict[str, Any]:

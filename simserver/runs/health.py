@@ -86,5 +86,5 @@ def check(path: Path, max_age: float = MAX_AGE, now: float | None = None) -> tup
         return False, f"cannot read the heartbeat {path}: {exc.strerror or exc}"
     if age > max_age:
         return False, (f"stale: the heartbeat {path} is {age:.1f} s old (more than "
-                       f"{max_age:g} s): the simulation is frozen or hung ({text})")
+                       f"{max_age:g} s): the run is frozen, hung or killed ({text})")
     return True, f"alive: heartbeat {max(age, 0.0):.1f} s ago ({text})"

@@ -63,7 +63,7 @@ def test_health_follows_a_running_simulation_frozen_and_thawed(tmp_path):
         frozen = _health(hb)
         assert time.monotonic() - frozen_at >= MAX_AGE - health.PERIOD  # not before it went stale
         assert frozen.returncode == 1 and "stale" in frozen.stderr, frozen
-        assert "frozen or hung" in frozen.stderr and "simulated" in frozen.stderr
+        assert "frozen, hung or killed" in frozen.stderr and "simulated" in frozen.stderr
         proc.send_signal(signal.SIGCONT)
         wait_for(lambda: _healthy(hb), 30, "the thawed run to be healthy again")
         alive = _health(hb)

@@ -152,6 +152,7 @@ grep -q "overall: FAIL (1 of 1 checks failed)" "$logs/fail.log" || fail "no FAIL
 
 step "5. examples/ci/simserver.yml's commands: robot program on the host, simserver image on --network host"
 python=${ROBOT_PYTHON:-$repo/.venv/bin/python}
+case $python in /*) ;; *) python=$PWD/$python ;; esac  # a venv's python: its link, not its target
 [ -x "$python" ] || fail "no $python with RobotPy (make docker-test sets it up; or set ROBOT_PYTHON)"
 exec 9>>/tmp/simserver-5810.lock  # the host's port 5810, shared with the tests' robot programs
 flock 9

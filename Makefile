@@ -33,8 +33,8 @@ test: $(STAMP)  ## Lint, type-check and run the whole test suite (what CI runs)
 	$(MAKE) --no-print-directory lint-workflows
 	$(BIN)/python -m pytest -q tests $(foreach p,$(PLUGINS),$(dir $(p))tests)
 
-docker-test:  ## Build docker/Dockerfile and run it for real: --help, a scripted run, compose scenario checks
-	bash docker/test.sh
+docker-test: $(STAMP)  ## Run docs/ci.md's docker and compose commands as written, health and failure checks
+	ROBOT_PYTHON=$(BIN)/python bash docker/test.sh
 
 lint: $(STAMP)  ## ruff check, and the GitHub workflows
 	$(BIN)/ruff check simserver tests benchmarks examples plugins tools

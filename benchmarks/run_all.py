@@ -32,6 +32,7 @@ try:
     from benchmarks import (
         bench_pieces,
         disconnect,
+        heartbeat,
         inputs_memory,
         latency,
         lockstep,
@@ -49,6 +50,7 @@ try:
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import bench_pieces  # type: ignore
     import disconnect  # type: ignore
+    import heartbeat  # type: ignore
     import inputs_memory  # type: ignore
     import latency  # type: ignore
     import lockstep  # type: ignore
@@ -79,7 +81,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                     mech: dict | None = None, rlat: dict | None = None,
                     mem: dict | None = None, gone: dict | None = None,
                     inp: dict | None = None, pie: dict | None = None,
-                    shown: dict | None = None, swp: dict | None = None) -> str:
+                    shown: dict | None = None, swp: dict | None = None,
+                    beat: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, every section measured."""
     lines = [
         "# simserver benchmark figures",
@@ -124,6 +127,9 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                   disconnect.format_markdown(gone).rstrip(), ""]
     if inp is not None:
         lines += [inputs_memory.format_markdown(inp).rstrip(), ""]
+    if beat is not None:
+        lines += ["## Heartbeat (container health check)", "",
+                  heartbeat.format_markdown(beat).rstrip(), ""]
     return "\n".join(lines)
 
 
@@ -194,13 +200,16 @@ def main(argv: list[str] | None = None) -> int:
     print(flush=True)
     inp = inputs_memory.measure_inputs_memory(p["inputs_mb"])
     print(inputs_memory.format_table(inp), flush=True)
+    print(flush=True)
+    beat = heartbeat.measure_heartbeat()
+    print(heartbeat.format_table(beat), flush=True)
     elapsed = time.perf_counter() - start
     print(f"\nTotal: {elapsed:.0f} s")
     if args.output:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis,
                                                wor, mech, rlat, mem, gone, inp, pie, shown,
-                                               swp),
+                                               swp, beat),
                                 encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

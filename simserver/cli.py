@@ -18,6 +18,7 @@ import click
 from simserver import __version__
 from simserver.config.limits import ROBOT_NT_PORT
 from simserver.config.model import Config
+from simserver.runs.health import MAX_AGE
 
 if TYPE_CHECKING:  # imported where used: `simserver --help` loads none of them
     from simserver.io.nt import Endpoint
@@ -710,6 +711,27 @@ def sysid_cmd(config: str | None, mechanism: str | None, ramp_rate: float,
     click.echo("\n# for the config:\n" + toml_snippet(result))
     if not written:
         sys.exit(1)
+
+
+@main.command("health")
+@click.option("--file", "path", type=click.Path(dir_okay=False), envvar="SIMSERVER_HEARTBEAT",
+              show_envvar=True, metavar="FILE",
+              help="The heartbeat file a run refreshes (the server image sets the variable).")
+@click.option("--max-age", type=click.FloatRange(min=0, min_open=True), default=MAX_AGE,
+              show_default=True, metavar="SECONDS",
+              help="A heartbeat older than this (wall time) is a frozen or hung run.")
+def health_cmd(path: str | None, max_age: float) -> None:
+    """Exit 0 while a `simserver run` in this container (or with the same SIMSERVER_HEARTBEAT)
+    advances or waits for its robot program, 1 with the reason when its heartbeat is stale
+    or missing: the image's HEALTHCHECK."""
+    from simserver.runs.health import check as check_health
+
+    if not path:
+        raise click.UsageError("no heartbeat file: give --file or set SIMSERVER_HEARTBEAT "
+                               "(and set it for `simserver run` too)")
+    alive, why = check_health(Path(path), max_age)
+    click.echo(f"simserver: {why}", err=not alive)
+    sys.exit(0 if alive else 1)
 
 
 @main.command("docs", hidden=True)

@@ -41,6 +41,7 @@ from simserver.io.stepwire import (
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
 from simserver.models.camera import Frame
+from simserver.runs.health import Heartbeat
 from simserver.runs.report import BatteryExtremes, Summary, Trace
 from simserver.runs.scenario import ScenarioCheck
 from simserver.util.lograte import LogLimiter
@@ -142,6 +143,9 @@ class Session:
         self._arrived = False  # the world was reset for the robot program now connected
         self._bad_bridge = False  # a bridge broke the protocol (said once)
         self._wall0 = time.monotonic()
+        # $SIMSERVER_HEARTBEAT, refreshed from the tick and waiting loops (container health)
+        self.heartbeat = Heartbeat.from_env(
+            lambda: f"tick {self.ticks}, simulated {self.world.time:.2f} s")
         walls = self.world.walls
         self.recorder = None if options.wpilog is None else WpilogRecorder(
             options.wpilog, cfg, (walls.length, walls.width),
@@ -330,6 +334,7 @@ class Session:
             check.observe(snap.time - (self.enabled_at or 0.0), snap)
         self._robot_values(snap)
         self.ticks += 1
+        self.heartbeat.beat()
         if progress is not None:
             progress(snap.time - (self.enabled_at or 0.0))
         return commands
@@ -350,6 +355,7 @@ class Session:
                 deadline = min(deadline, time.monotonic() + AWAIT_PUBLISHED)
                 if self._robot_values(snap):
                     return
+            self.heartbeat.beat()
             time.sleep(0.005)
 
     def _drain_robot_values(self) -> None:
@@ -461,6 +467,7 @@ class Session:
             return self._run(progress)
         finally:
             self._close_recorder()
+            self.heartbeat.stop()
 
     def _close_recorder(self) -> None:
         if self.recorder is not None:
@@ -468,6 +475,7 @@ class Session:
 
     def _run(self, progress: Callable[[float], None] | None) -> Summary:
         opts = self.options
+        self.heartbeat.beat()
         self._open_nt()
         if opts.halsim_ws is not None:
             self.ws = HalsimWsLink(self.cfg, *opts.halsim_ws)
@@ -679,6 +687,7 @@ class Session:
                     raise RunError(f"no robot program's bridge answered on {host}:{bridge.port} "
                                    f"within {opts.wait:g} s ({exc}): start it with "
                                    "`python -m robotpy sim --simserver`") from None
+                self.heartbeat.beat()
                 time.sleep(ATTACH_RETRY)
         self.attached_at = time.monotonic()
         self.tick = period

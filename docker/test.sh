@@ -88,6 +88,9 @@ grep -qs "overall: PASS" "$logs"/docs-*.log || fail "no PASS in the compose log"
 json "$fresh/docker/out/result.json" 'd["passed"] is True' \
   || fail "docker/out/result.json: $(cat "$fresh/docker/out/result.json")"
 (cd "$fresh/docker" && "${compose[@]}" -f compose.yaml down >/dev/null 2>&1) || true
+version=$(python3 "$fresh/tools/version.py")
+[ "$("$engine" run --rm simserver --version)" = "simserver, version $version" ] \
+  || fail "the image's simserver --version is not $version"
 health=$("$engine" image inspect --format '{{json .Config.Healthcheck}}' simserver)
 grep -q '"simserver","health"' <<<"$health" || fail "no healthcheck declared: $health"
 

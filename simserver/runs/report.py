@@ -211,13 +211,18 @@ def battery_caption(trace: Trace) -> str:
 def plot(trace: Trace, path: str | Path, field_size: tuple[float, float],
          title: str = "simserver run") -> Path:
     """Write a PNG of ``trace`` (:func:`figure`)."""
+    return save_png(figure(trace, field_size, title), path, dpi=110)
+
+
+def save_png(fig: Any, path: str | Path, dpi: int) -> Path:
+    """Write matplotlib figure ``fig`` to ``path`` (its folder made if need be) at ``dpi``
+    dots per inch, then free it; returns the path."""
     import matplotlib.pyplot as plt
 
-    fig = figure(trace, field_size, title)
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     try:
-        fig.savefig(out, dpi=110)
+        fig.savefig(out, dpi=dpi)
     finally:
         plt.close(fig)
     return out

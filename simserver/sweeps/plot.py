@@ -7,7 +7,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from simserver.runs.report import draw_field
+from simserver.runs.report import draw_field, save_png
 from simserver.sweeps.results import Report
 
 #: Histograms drawn at most (one per measured value, in the report's order).
@@ -42,12 +42,7 @@ def plot(report: Report, path: Path, field_size: tuple[float, float]) -> Path:
         hist = fig.add_subplot(grid[row, 1])
         _histogram(hist, report, name, key)
     fig.suptitle(f"simserver sweep {report.sweep_file}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fig.savefig(path, dpi=100)
-    finally:
-        plt.close(fig)
-    return path
+    return save_png(fig, path, dpi=100)
 
 
 def _histogram(ax: Any, report: Report, name: str, key: str) -> None:

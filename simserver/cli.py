@@ -18,6 +18,7 @@ import click
 from simserver import __version__
 from simserver.config.limits import ROBOT_NT_PORT
 from simserver.config.model import Config
+from simserver.util.console import utf8_output
 
 if TYPE_CHECKING:  # imported where used: `simserver --help` loads none of them
     from simserver.io.nt import Endpoint
@@ -66,6 +67,7 @@ def main() -> None:
 
     Start your robot program in simulation, then `simserver run` beside it. Docs: docs/.
     """
+    utf8_output()
 
 
 @main.command()

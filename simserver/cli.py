@@ -19,6 +19,7 @@ from simserver import __version__
 from simserver.config.limits import ROBOT_NT_PORT
 from simserver.config.model import Config
 from simserver.runs.health import MAX_AGE
+from simserver.util.console import utf8_output
 
 if TYPE_CHECKING:  # imported where used: `simserver --help` loads none of them
     from simserver.io.nt import Endpoint
@@ -67,6 +68,7 @@ def main() -> None:
 
     Start your robot program in simulation, then `simserver run` beside it. Docs: docs/.
     """
+    utf8_output()
 
 
 @main.command()

@@ -9,10 +9,21 @@ import sys
 from pathlib import Path
 
 import ntcore
+import pytest
 
 from benchmarks._livesession import free_port, wait_for  # noqa: F401 (re-exported for the tests)
 
 REPO = Path(__file__).resolve().parents[1]
+
+#: How a test stops a simserver subprocess as Ctrl-C would: SIGINT on Linux and macOS. Windows
+#: cannot send another process SIGINT; it sends CTRL_BREAK_EVENT to a process started in a
+#: process group of its own (INTERRUPTIBLE), which simserver handles as it handles SIGINT.
+INTERRUPT = getattr(signal, "CTRL_BREAK_EVENT", signal.SIGINT)
+INTERRUPTIBLE = {"creationflags": subprocess.CREATE_NEW_PROCESS_GROUP} if os.name == "nt" else {}
+#: Tests of POSIX signals sent to another process (SIGTERM, SIGHUP, SIGKILL, SIGSTOP) or of
+#: processes forked by benchmarks/_ntpeer.py: Windows has neither (TerminateProcess only).
+posix_signals = pytest.mark.skipif(os.name != "posix", reason="POSIX signals to another "
+                                   "process, or forked peers: Windows has neither")
 
 
 class SimserverProcess:
@@ -26,7 +37,7 @@ class SimserverProcess:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "simserver", "run", *args],
-            stdout=self._out, stderr=self._err, cwd=REPO, env=env,
+            stdout=self._out, stderr=self._err, cwd=REPO, env=env, **INTERRUPTIBLE,
         )
 
     def stderr(self) -> str:
@@ -39,9 +50,9 @@ class SimserverProcess:
         return self.proc.poll() is None
 
     def interrupt(self, timeout: float = 10.0) -> int:
-        """Send SIGINT (Ctrl-C) and wait for the exit code."""
+        """Ctrl-C (INTERRUPT) and wait for the exit code."""
         if self.alive():
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(INTERRUPT)
         return self.proc.wait(timeout)
 
     def close(self) -> None:

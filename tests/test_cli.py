@@ -17,7 +17,7 @@ from simserver.config.loader import default_config_text, loads, tomllib
 from simserver.io.nt import photonvision_unavailable
 from simserver.io.scripted import load_script
 from simserver.runs.session import RunOptions, Session
-from tests.ntutil import REPO, SimserverProcess, free_port, wait_for
+from tests.ntutil import REPO, SimserverProcess, free_port, posix_signals, wait_for
 
 S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"
 
@@ -150,6 +150,7 @@ def test_ctrl_c_during_a_run_keeps_the_summary_and_plot(tmp_path):
 
 
 @pytest.mark.network
+@posix_signals
 def test_sigterm_stops_cleanly(tmp_path):
     proc = SimserverProcess("--serve", str(free_port()), log_dir=tmp_path)
     try:

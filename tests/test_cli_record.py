@@ -16,7 +16,7 @@ from wpiutil.log import DataLogReader
 from simserver.cli import main
 from simserver.runs.recording import read_recording
 from tests.io.test_wpilog import read_log
-from tests.ntutil import REPO, SimserverProcess, free_port, wait_for
+from tests.ntutil import REPO, SimserverProcess, free_port, posix_signals, wait_for
 
 S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"
 PNG = b"\x89PNG\r\n\x1a\n"
@@ -113,9 +113,14 @@ def test_plot_to_an_unwritable_path_exits_1_with_its_name(tmp_path):
     assert code == 1 and f"{blocker / 'run.png'}: cannot write" in err
 
 
+#: The signals that end a run cleanly, where the system has them (Windows has no SIGHUP).
+STOP_SIGNALS = {name: getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                if hasattr(signal, name)}
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP],
-                         ids=["SIGINT", "SIGTERM", "SIGHUP"])
+@posix_signals
+@pytest.mark.parametrize("sig", list(STOP_SIGNALS.values()), ids=list(STOP_SIGNALS))
 def test_a_recording_interrupted_by_a_signal_is_complete(tmp_path, sig):
     log = tmp_path / "run.wpilog"
     proc = SimserverProcess("--inputs", "simserver/data/s_curve.csv", "--record", str(log),

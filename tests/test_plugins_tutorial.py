@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ import ntcore
 import pytest
 
 from simserver.config.loader import default_config_text, tomllib
-from tests.ntutil import FAST, client, free_port, wait_for
+from tests.ntutil import FAST, INTERRUPT, INTERRUPTIBLE, client, free_port, wait_for
 
 REPO = Path(__file__).resolve().parents[1]
 DOC = REPO / "docs" / "plugins.md"
@@ -332,7 +331,7 @@ def test_served_run_publishes_the_turret_topics(envs):
         [sys.executable, "-m", "simserver", "run", "simserver.toml", "--inputs", "served.csv",
          "--serve", f"127.0.0.1:{port}", "--duration", "30"],
         cwd=env.cwd, env=env.environ(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        text=True)
+        text=True, **INTERRUPTIBLE)
     inst = client(port)
     try:
         angle = inst.getDoubleTopic("/simserver/mechanisms/turret/angle").subscribe(-999.0, FAST)
@@ -350,7 +349,7 @@ def test_served_run_publishes_the_turret_topics(envs):
     finally:
         ntcore.NetworkTableInstance.destroy(inst)
         if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)  # Ctrl-C: a clean stop
+            proc.send_signal(INTERRUPT)  # Ctrl-C: a clean stop
         try:
             out, err = proc.communicate(timeout=10)
         except subprocess.TimeoutExpired:

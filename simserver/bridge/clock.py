@@ -28,6 +28,7 @@ simserver stops answering, instead of a silent hang.
 
 from __future__ import annotations
 
+import os
 import sys
 import threading
 import time
@@ -151,7 +152,7 @@ def thread_report(skip: tuple[str, ...] = ("simserver-",)) -> list[str]:
             where = "(no Python frame)"
         else:
             stack = traceback.extract_stack(frame)[-4:]
-            where = " > ".join(f"{s.name} ({s.filename.rsplit('/', 1)[-1]}:{s.lineno})"
+            where = " > ".join(f"{s.name} ({os.path.basename(s.filename)}:{s.lineno})"
                                for s in stack) or "(in native code)"
         out.append(f"{thread.name}: {where}")
     return out

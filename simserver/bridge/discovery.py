@@ -133,14 +133,20 @@ def discover() -> dict[str, Any]:
 def program_modules(root: str | None = None) -> list[tuple[str, types.ModuleType]]:
     """The robot project's own imported modules (their files under ``root``, default the
     working directory, which ``robotpy sim`` runs in), by name, outside any virtualenv."""
-    base = os.path.abspath(root or os.getcwd()) + os.sep
+    base = _comparable(root or os.getcwd()) + os.sep
     out = []
     for name, module in sorted(sys.modules.items()):
         path = getattr(module, "__file__", None)
-        if isinstance(path, str) and os.path.abspath(path).startswith(base) and not any(
+        if isinstance(path, str) and _comparable(path).startswith(base) and not any(
                 part in path for part in ("site-packages", "dist-packages", ".venv")):
             out.append((name, module))
     return out
+
+
+def _comparable(path: str) -> str:
+    """``path`` absolute, in the case and separators the system compares paths in (Windows:
+    lower case, backslashes; it names one folder ``C:\\Robot`` and ``c:\\robot``)."""
+    return os.path.normcase(os.path.abspath(path))
 
 
 def the_robot() -> Any:

@@ -18,6 +18,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from simserver.util.console import CHILD_ENCODING
+
 TAIL_LINES = 30
 
 
@@ -44,12 +46,14 @@ def discover(robot_dir: Path, python: str = sys.executable, timeout: float = 60.
                              "program (simserver init ROBOT_DIR)", 2)
     with tempfile.TemporaryDirectory(prefix="simserver-init-") as tmp:
         out = Path(tmp) / "listing.json"
-        env = dict(os.environ, SIMSERVER_DISCOVER=str(out), PYTHONUNBUFFERED="1")
+        env = dict(os.environ, SIMSERVER_DISCOVER=str(out), PYTHONUNBUFFERED="1",
+                   PYTHONIOENCODING=CHILD_ENCODING)
         env.pop("SIMSERVER_CONFIG", None)
         cmd = [python, "-m", "robotpy", "--main", str(main), "sim", "--nogui", "--simserver"]
         try:
             proc = subprocess.run(cmd, cwd=robot_dir, env=env, capture_output=True, text=True,
-                                  timeout=timeout, stdin=subprocess.DEVNULL)
+                                  encoding="utf-8", errors="replace", timeout=timeout,
+                                  stdin=subprocess.DEVNULL)
         except subprocess.TimeoutExpired as exc:
             text = "".join(part.decode(errors="replace") if isinstance(part, bytes) else part
                            for part in (exc.stdout or "", exc.stderr or ""))

@@ -1,296 +1,73 @@
-"""Starting robot programs: a sweep's quickly, from a launcher process that imports RobotPy,
-the robot project's libraries and simserver's bridge once, then forks one robot program per
-run; or one as a plain subprocess (:func:`start_plain`, also where forking is not possible).
+"""Starting robot programs: a sweep's forked from a fork server on Linux
+(:mod:`simserver.runs.forkserver`; about 0.5 s faster per program); as plain subprocesses
+(:func:`start_plain`) elsewhere (Windows, macOS), when the fork server cannot fork safely,
+with ``SIMSERVER_SWEEP_FORK=0``, and for ``simserver run --robot``. A forked program behaves
+as a fresh one; the sweep's tests compare the two run for run.
 
-A robot program started with ``python -m robotpy sim`` spends about 0.5 s of its 0.75 s
-start-up importing; a fork of a process that has imported everything starts in about 0.25 s
-(measured on the kitbot). The child runs exactly what ``robotpy sim`` runs (robotpy's own
-``main``, with the run's arguments, folder, environment and output), so a forked program
-behaves as a fresh one; the sweep's tests compare the two run for run.
-
-Forking is safe only from a process with one thread: the launcher checks after its imports
-and refuses to fork otherwise (as on systems without ``fork``); :class:`Launcher` then starts
-each program as a plain subprocess. Protocol, one JSON object per line: the client writes
-``{"argv": [...], "cwd": ..., "env": {...}, "log": ...}``; the launcher answers ``{"pid": N}``
-(or ``{"error": ...}``) and later ``{"exit": N, "status": S}`` when that child ends. The
-launcher stops its children and exits when its stdin closes (its client is gone).
-
-    python -m simserver.runs.launcher PROJECT_DIR
+    launcher = Launcher(project)
+    program = launcher.start(["-m", "robotpy", "sim", "--nogui"], project, env, log)
+    status = program.wait(30.0)        # None if it is still running
+    program.stop(grace=5.0)
+    launcher.close()
 """
 
 from __future__ import annotations
 
-import ast
 import contextlib
-import importlib
-import importlib.metadata
-import json
 import os
-import select
 import signal
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-#: Entry-point groups of RobotPy's command line and its simulation extensions.
-ROBOTPY_GROUPS = ("robotpy_cli.2026", "robotpy_sim.2026")
-#: Modules every robot program's start imports.
-CORE_MODULES = ("robotpy.main", "wpilib", "wpilib.simulation", "hal", "ntcore", "wpimath",
-                "simserver.bridge.core", "simserver.bridge.stepport", "simserver.bridge.sync",
-                "simserver.bridge.realtime", "simserver.bridge.direction",
-                "simserver.bridge.vendorsims", "simserver.config.loader")
-#: Environment for the launcher: numerical libraries without thread pools, so it can fork.
-SINGLE_THREADED = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-#: Seconds between looks for ended children while no request comes.
-REAP_EVERY = 0.05
-#: prctl option: the signal a process gets when its parent ends (linux/prctl.h).
-PR_SET_PDEATHSIG = 1
+try:
+    from simserver.runs.forkserver import ForkServer
+except ImportError:  # no fork() on this system (Windows)
+    ForkServer = None  # type: ignore[assignment,misc]
 
-
-# --- the launcher process --------------------------------------------------------------------
-
-
-def project_imports(project: Path) -> list[str]:
-    """The modules robot.py imports at its top level that are not files of the project
-    itself (those run per program), in file order."""
-    try:
-        tree = ast.parse((project / "robot.py").read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
-        return []
-    names: list[str] = []
-    for node in tree.body:
-        if isinstance(node, ast.Import):
-            names += [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module)
-    local = {p.stem for p in project.glob("*.py")} | {p.name for p in project.iterdir()
-                                                      if (p / "__init__.py").is_file()}
-    return [n for n in dict.fromkeys(names) if n.split(".")[0] not in local]
-
-
-def preload(project: Path) -> str | None:
-    """Import what a robot program of ``project`` starts with; why forking is unsafe after
-    that (a thread was started), else None."""
-    for group in ROBOTPY_GROUPS:
-        for entry in importlib.metadata.entry_points(group=group):
-            with contextlib.suppress(Exception):  # a broken plugin fails in the program
-                entry.load()
-    for name in (*CORE_MODULES, *project_imports(project)):
-        with contextlib.suppress(Exception):
-            importlib.import_module(name)
-    threads = threading.active_count()
-    native = _native_threads()
-    if threads > 1 or native > 1:
-        return f"the imports started threads ({max(threads, native)})"
-    return None
-
-
-def _native_threads() -> int:
-    """Threads of this process, native ones included (1 where that cannot be known)."""
-    try:
-        return len(os.listdir("/proc/self/task"))
-    except OSError:
-        return 1
-
-
-def _die_with_parent(parent: int) -> None:
-    """Have the kernel kill this process when ``parent`` (the launcher) ends, however it ends
-    (Linux; elsewhere the launcher's own clean-up is all there is)."""
-    if sys.platform.startswith("linux"):
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != parent:  # it ended before the request took effect
-            os._exit(1)
-
-
-def _child(request: dict[str, Any], parent: int) -> None:
-    """In the forked child: become the robot program the request describes; never returns."""
-    code = 1
-    try:
-        _die_with_parent(parent)
-        os.setsid()
-        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGCHLD, signal.SIGPIPE):
-            signal.signal(sig, signal.SIG_DFL)
-        log = os.open(request["log"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(log, 1)
-        os.dup2(log, 2)
-        os.chdir(request["cwd"])
-        os.environ.clear()
-        os.environ.update(request["env"])
-        sys.argv = list(request["argv"])
-        sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
-        sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
-        import robotpy.main
-
-        robotpy.main.main()
-        code = 0
-    except SystemExit as exc:
-        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    except BaseException:
-        import traceback
-
-        traceback.print_exc()
-    finally:
-        with contextlib.suppress(Exception):
-            sys.stdout.flush()
-            sys.stderr.flush()
-        os._exit(code)
-
-
-def _send(out: IO[str], message: dict[str, Any]) -> None:
-    out.write(json.dumps(message) + "\n")
-    out.flush()
-
-
-def serve(project: Path) -> None:
-    """The launcher's loop (``python -m simserver.runs.launcher PROJECT``)."""
-    out = sys.stdout
-    problem = preload(project)
-    _send(out, {"ready": problem is None, "problem": problem})
-    children: set[int] = set()
-    stdin = sys.stdin.fileno()
-    buffer = b""
-    try:
-        while True:
-            readable, _, _ = select.select([stdin], [], [], REAP_EVERY)
-            if readable:
-                chunk = os.read(stdin, 65536)
-                if not chunk:
-                    return  # the client is gone
-                buffer += chunk
-                while b"\n" in buffer:
-                    line, buffer = buffer.split(b"\n", 1)
-                    request = json.loads(line)
-                    if problem is not None:
-                        _send(out, {"error": problem})
-                        continue
-                    launcher = os.getpid()
-                    pid = os.fork()
-                    if pid == 0:
-                        _child(request, launcher)
-                    children.add(pid)
-                    _send(out, {"pid": pid})
-            for pid, status in _reaped(children):
-                _send(out, {"exit": pid, "status": status})
-    finally:
-        for pid in children:
-            with contextlib.suppress(OSError):
-                os.killpg(pid, signal.SIGKILL)
-
-
-def _reaped(children: set[int]) -> Iterator[tuple[int, int]]:
-    """(pid, exit status) of each child that ended since the last look; removed from
-    ``children``. A status below 0 is the signal that ended it."""
-    for pid in list(children):
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            children.discard(pid)
-            yield pid, os.waitstatus_to_exitcode(status)
-
-
-# --- the client --------------------------------------------------------------------------------
+#: Forking is safe only from a process known to run one thread: Linux shows a process's native
+#: threads (/proc), macOS does not, and its system libraries are not fork-safe (CPython's
+#: multiprocessing stopped forking there for that reason).
+FORKS = ForkServer is not None and sys.platform.startswith("linux")
+#: Whether a program can get a process group of its own that can be signalled as one
+#: (POSIX). Elsewhere a program is stopped on its own (``Popen.terminate``).
+PROCESS_GROUPS = hasattr(os, "killpg") and hasattr(os, "setsid")
 
 
 class Launcher:
-    """A launcher process for one robot project, started on first use; ``start`` forks a
-    robot program from it, or starts one as a plain subprocess where it cannot fork."""
+    """Starts robot programs of one project: forked from a fork server started on first
+    use, or as plain subprocesses where it cannot fork (``problem`` says why)."""
 
     def __init__(self, project: Path):
         self.project = project
-        self._proc: subprocess.Popen[str] | None = None
-        self.problem: str | None = None if hasattr(os, "fork") else "no fork() here"
-        self._exits: dict[int, int] = {}
+        self._server = ForkServer(project) if FORKS else None
+        self.problem: str | None = None if self._server is not None else "no fork() here"
 
-    def _launcher(self) -> subprocess.Popen[str] | None:
-        if self.problem is not None:
-            return None
-        if self._proc is None or self._proc.poll() is not None:
-            self._proc = subprocess.Popen(
-                [sys.executable, "-m", "simserver.runs.launcher", str(self.project)],
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1,
-                cwd=self.project, env=dict(os.environ, **SINGLE_THREADED))
-            hello = self._read()
-            if hello is None or not hello.get("ready"):
-                self.problem = (hello or {}).get("problem") or "the launcher did not start"
-                self.close()
-                return None
-        return self._proc
-
-    def _read(self) -> dict[str, Any] | None:
-        assert self._proc is not None and self._proc.stdout is not None
-        line = self._proc.stdout.readline()
-        if not line:
-            return None
-        message: dict[str, Any] = json.loads(line)
-        return message
-
-    def start(self, argv: list[str], cwd: Path, env: dict[str, str], log: Path
-              ) -> Program:
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> Program:
         """Start the robot program ``argv`` (``python -m robotpy ...``'s arguments after the
         interpreter) in ``cwd`` with ``env``, its output to ``log``."""
-        proc = self._launcher()
-        if proc is not None and proc.stdin is not None:
-            _send(proc.stdin, {"argv": ["robotpy", *argv[2:]], "cwd": str(cwd), "env": env,
-                               "log": str(log)})
-            while (reply := self._read()) is not None:
-                if "exit" in reply:
-                    self._exits[reply["exit"]] = reply["status"]
-                    continue
-                if "pid" in reply:
-                    return Program(reply["pid"], self)
-                self.problem = reply.get("error", "the launcher refused")
-                break
+        if self.problem is None and self._server is not None:
+            pid = self._server.fork(["robotpy", *argv[2:]], cwd, env, log)
+            if pid is not None:
+                return Program(pid, self._server)
+            self.problem = self._server.problem
         return start_plain(argv, cwd, env, log)
 
-    def wait(self, pid: int, timeout: float) -> int | None:
-        """The exit status of forked child ``pid`` within ``timeout`` s, else None."""
-        proc = self._proc
-        if pid in self._exits:
-            return self._exits.pop(pid)
-        if proc is None or proc.stdout is None:
-            return None
-        deadline = time.monotonic() + timeout
-        while (left := deadline - time.monotonic()) > 0:
-            readable, _, _ = select.select([proc.stdout], [], [], left)
-            if not readable:
-                break
-            reply = self._read()
-            if reply is None:
-                return None
-            if "exit" in reply:
-                if reply["exit"] == pid:
-                    return int(reply["status"])
-                self._exits[reply["exit"]] = reply["status"]
-        return None
-
     def close(self) -> None:
-        """Stop the launcher (and with it any child still running)."""
-        if self._proc is not None:
-            with contextlib.suppress(OSError):
-                if self._proc.stdin is not None:
-                    self._proc.stdin.close()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                self._proc.wait(5)
-            if self._proc.poll() is None:
-                self._proc.kill()
-            self._proc = None
+        """Stop the fork server (and with it any child still running)."""
+        if self._server is not None:
+            self._server.close()
 
 
 class Program:
-    """A started robot program: forked by a launcher, or a plain subprocess (``child``)."""
+    """A started robot program: forked by a fork server (``server``), or a plain subprocess
+    (``child``)."""
 
-    def __init__(self, pid: int, launcher: Launcher | None,
+    def __init__(self, pid: int, server: ForkServer | None,
                  child: subprocess.Popen[bytes] | None = None):
         self.pid = pid
-        self._launcher = launcher
+        self._server = server
         self._child = child
 
     def wait(self, timeout: float) -> int | None:
@@ -300,31 +77,29 @@ class Program:
                 return self._child.wait(timeout)
             except subprocess.TimeoutExpired:
                 return None
-        assert self._launcher is not None
-        return self._launcher.wait(self.pid, timeout)
+        assert self._server is not None
+        return self._server.wait(self.pid, timeout)
 
     def alive(self) -> bool:
-        """Whether it still runs (a forked one: until its launcher has reaped it)."""
+        """Whether it still runs (a forked one: until its fork server has reaped it)."""
         if self._child is not None:
             return self._child.poll() is None
-        try:
-            os.kill(self.pid, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            return True
-        return True
+        assert self._server is not None
+        return self._server.alive(self.pid)
 
     def terminate(self, kill: bool = False) -> None:
-        """Send its process group SIGTERM (SIGKILL with ``kill``); returns at once."""
-        if os.name == "posix":
+        """Ask it to end (SIGTERM to its process group; TerminateProcess on Windows), or
+        with ``kill`` make it (SIGKILL); returns at once."""
+        if self._child is None:
+            assert self._server is not None
+            self._server.terminate(self.pid, kill)
+        elif PROCESS_GROUPS:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL if kill else signal.SIGTERM)
-        elif self._child is not None:
-            if kill:
-                self._child.kill()
-            else:
-                self._child.terminate()
+        elif kill:
+            self._child.kill()
+        else:
+            self._child.terminate()
 
     def stop(self, grace: float) -> None:
         """Terminate it, then kill it if it has not ended after ``grace`` s."""
@@ -347,11 +122,7 @@ def start_plain(argv: list[str], cwd: Path, env: dict[str, str], log: Path) -> P
 
 def own_group() -> dict[str, Any]:
     """Popen arguments that put a child in a process group of its own, so stopping it stops
-    whatever it started."""
-    if os.name == "posix":
+    whatever it started (a new console process group on Windows)."""
+    if PROCESS_GROUPS:
         return {"start_new_session": True}
     return {"creationflags": getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)}
-
-
-if __name__ == "__main__":
-    serve(Path(sys.argv[1]))

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from simserver.runs.launcher import Launcher, Program, start_plain
+from simserver.util.console import CHILD_ENCODING
 
 #: The file a RobotPy project's program starts from.
 ROBOT_MAIN = "robot.py"
@@ -124,7 +125,8 @@ class RobotProgram:
 
     def __init__(self, project: Path, files: RunFiles, fork: bool = True):
         self._log_path = files.log
-        env = dict(os.environ, PYTHONUNBUFFERED="1", SIMSERVER_CONFIG=str(files.config))
+        env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONIOENCODING=CHILD_ENCODING,
+                   SIMSERVER_CONFIG=str(files.config))
         argv = robot_argv(project)
         self.program: Program = (
             _launcher(project).start(argv, project, env, files.log) if fork else

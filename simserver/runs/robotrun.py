@@ -216,10 +216,11 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 
 def _interrupt_on_stop_signals() -> dict[int, object]:
-    """Have SIGTERM and SIGHUP raise KeyboardInterrupt, as SIGINT does; the handlers they had
-    (none where this is not the main thread, or the signal does not exist)."""
+    """Have SIGTERM and SIGHUP (SIGBREAK on Windows: Ctrl-Break, a closed console) raise
+    KeyboardInterrupt, as SIGINT does; the handlers they had (none where this is not the main
+    thread, or the signal does not exist)."""
     previous: dict[int, object] = {}
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in ("SIGTERM", "SIGHUP", "SIGBREAK"):
         sig = getattr(signal, name, None)
         if sig is not None:
             with contextlib.suppress(ValueError):  # not the main thread: no handlers

@@ -2,9 +2,9 @@
 
 One tick: snapshot inputs -> step the world in fixed substeps -> publish one snapshot -> flush.
 Real-time mode sleeps to absolute deadlines (start + k·tick), so timing error never
-accumulates; ``fast`` mode never sleeps. Ctrl-C, SIGTERM or SIGHUP ends the loop cleanly after the
-current tick, and everything recorded so far is kept (the ``--record`` data log is closed
-complete).
+accumulates; ``fast`` mode never sleeps. Ctrl-C, SIGTERM or SIGHUP (Ctrl-Break, SIGBREAK, on
+Windows) ends the loop cleanly after the current tick, and everything recorded so far is kept
+(the ``--record`` data log is closed complete).
 """
 
 from __future__ import annotations
@@ -876,8 +876,10 @@ class LoopClock:
 Handler = Callable[[int, FrameType | None], object] | int | None
 
 
-# A closed terminal (SIGHUP) ends a run as Ctrl-C does; Windows has no SIGHUP.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+# A closed terminal (SIGHUP) ends a run as Ctrl-C does. Windows has no SIGHUP: Ctrl-Break, a
+# closed console window and CTRL_BREAK_EVENT (how one program stops another there) arrive as
+# SIGBREAK.
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK")
                      if hasattr(signal, name))
 
 

@@ -3,6 +3,7 @@ WPILib's default ports."""
 
 from __future__ import annotations
 
+import os
 import socket
 
 
@@ -18,7 +19,8 @@ def free_port() -> int:
 def port_in_use(port: int) -> bool:
     """Whether TCP ``port`` cannot be listened on, on every interface, now."""
     with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if os.name == "posix":  # a port in TIME_WAIT is free; on Windows the option would
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # bind one in use
         try:
             s.bind(("", port))
         except OSError:

@@ -9,7 +9,6 @@ wait their turn instead of colliding; one given its own ``nt_port`` takes no loc
 
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import os
@@ -22,11 +21,13 @@ from pathlib import Path
 
 import ntcore
 
+from simserver.runs.launcher import own_group
+from tests.locks import LOCK_DIR, FileLock
 from tests.ntutil import REPO, free_port, wait_for
 
 KITBOT = REPO / "examples" / "kitbot"
 ROBOT_PORT = 5810
-ROBOT_LOCK = Path("/tmp/simserver-5810.lock")
+ROBOT_LOCK = LOCK_DIR / "simserver-5810.lock"
 
 
 def port_free(port: int) -> bool:
@@ -68,8 +69,8 @@ class RobotProgram:
         self.nt_port = nt_port
         self._lock = None
         if nt_port == ROBOT_PORT:
-            self._lock = ROBOT_LOCK.open("a")
-            fcntl.flock(self._lock, fcntl.LOCK_EX)  # released in close()
+            self._lock = FileLock(ROBOT_LOCK)
+            self._lock.acquire()  # released in close()
         assert port_free(nt_port), f"port {nt_port} busy: another robot program is running"
         self.log_path = log_dir / f"{name}.log"
         self._log = self.log_path.open("w")
@@ -78,7 +79,7 @@ class RobotProgram:
             [sys.executable, "-m", "robotpy", "--main", str(project / "robot.py"), "sim",
              "--nogui", f"--{extension}"],
             stdout=self._log, stderr=subprocess.STDOUT, cwd=project, env=env,
-            start_new_session=True,
+            **own_group(),
         )
         self.started = time.monotonic()
         self.extension = extension
@@ -110,16 +111,24 @@ class RobotProgram:
             self._stop()
         finally:
             if self._lock is not None:
-                fcntl.flock(self._lock, fcntl.LOCK_UN)
-                self._lock.close()
+                self._lock.release()
+
+    def signal(self, kill: bool) -> None:
+        """SIGTERM (SIGKILL with ``kill``) to its process group; on Windows, where there is
+        neither, TerminateProcess."""
+        if hasattr(os, "killpg"):
+            os.killpg(self.proc.pid, getattr(signal, "SIGKILL", signal.SIGTERM) if kill
+                      else signal.SIGTERM)
+        else:
+            self.proc.kill()
 
     def _stop(self) -> None:
         if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
+            self.signal(kill=False)
             try:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.signal(kill=True)
                 self.proc.wait(10)
         self._log.close()
         wait_for(lambda: port_free(self.nt_port), 10, f"port {self.nt_port} to be released")

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -237,7 +235,7 @@ def test_sensors_resume_after_the_robot_program_restarts(kitbot, tmp_path):
         dist = inst.getDoubleTopic("/SmartDashboard/Left distance (m)").subscribe(-1.0)
         wait_for(lambda: dist.get() > 0.5, 20, "the first program's encoder to count")
         sim.wait_line("world reset", 1)
-        os.killpg(first.proc.pid, signal.SIGKILL)  # a crash: no clean shutdown
+        first.signal(kill=True)  # a crash: no clean shutdown
         first.close()
         second = RobotProgram(KITBOT, cfg, tmp_path, "second")
         second.wait_ready()

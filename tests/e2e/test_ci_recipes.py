@@ -10,7 +10,6 @@ is RobotPy's own halsim_ws server (`robotpy sim --ws-server`), the same protocol
 
 from __future__ import annotations
 
-import fcntl
 import json
 import re
 import shlex
@@ -26,6 +25,7 @@ import yaml
 
 import simserver
 from tests.e2e.robots import ROBOT_LOCK
+from tests.locks import FileLock
 from tests.ntutil import REPO
 
 pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
@@ -85,8 +85,7 @@ def offline(script: str) -> str:
 @pytest.fixture
 def port_5810():
     """The robot programs of these recipes bind NT port 5810 (and halsim_ws 3300)."""
-    with ROBOT_LOCK.open("a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with FileLock(ROBOT_LOCK):
         yield
 
 

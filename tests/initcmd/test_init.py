@@ -8,7 +8,6 @@ lock-step runs use tests/e2e/robots.RobotProgram, which holds the port-5810 lock
 
 from __future__ import annotations
 
-import fcntl
 import json
 import math
 import re
@@ -21,6 +20,7 @@ from simserver.cli import main
 from simserver.config.loader import load, loads
 from tests.e2e.robots import ROBOT_LOCK, RobotProgram, port_free, simserver
 from tests.io.test_wpilog import read_log
+from tests.locks import FileLock
 from tests.ntutil import free_port
 
 PROGRAMS = Path(__file__).parent / "programs"
@@ -76,16 +76,13 @@ def test_init_gives_up_on_a_program_that_never_finishes_robot_init(tmp_path):
     assert not (tmp_path / "simserver.toml").exists()
 
 
+@pytest.mark.robot  # a robot program on port 5810
 def test_discovery_moves_the_nt_server_off_port_5810():
     from simserver.initcmd.discover import discover
 
-    with ROBOT_LOCK.open("a") as lock:  # no other robot program of the tests on 5810 now
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            assert port_free(5810)
-            listing = discover(PROGRAMS / "armbot")
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    with FileLock(ROBOT_LOCK):  # no other robot program of the tests on 5810 now
+        assert port_free(5810)
+        listing = discover(PROGRAMS / "armbot")
     assert listing["robot_class"] == "MyRobot"
     # The program ran its loops with its NT server on the bridge's ports, and RobotBase's own
     # start on 5810 did nothing.
@@ -241,6 +238,7 @@ def test_init_then_confirmed_values_is_the_hand_written_config(program, tmp_path
 ODOMETRY_TOLERANCE = {"diffbot": 0.05, "mecanumbot": 0.2, "swervebot": 0.01}  # m
 
 
+@pytest.mark.robot  # a robot program on port 5810
 @pytest.mark.parametrize("program", list(DRIVE_CONFIRMS))
 def test_drive_program_after_init_and_confirmed_values_odometry_matches_truth(program,
                                                                             tmp_path):
@@ -373,6 +371,7 @@ def test_mechanism_init_then_confirmed_values_is_the_hand_written_config(program
     assert loads(draft) == loads('[robot]\nmass = "60 lb"\n' + MECHANISM_HAND_WRITTEN[program])
 
 
+@pytest.mark.robot  # a robot program on port 5810
 @pytest.mark.parametrize("program", list(MECHANISM_CONFIRMS))
 def test_mechanism_program_after_init_and_confirmed_values_reading_matches_truth(program,
                                                                                tmp_path):
@@ -408,6 +407,7 @@ def test_init_clawbot_wires_can_followers_a_potentiometer_and_a_double_solenoid(
         "ctre:0", "ctre:1"]
 
 
+@pytest.mark.robot  # a robot program on port 5810
 def test_clawbot_after_init_reads_its_potentiometer_and_holds_its_double_solenoid(tmp_path):
     cfg = tmp_path / "simserver.toml"
     code, text = init(PROGRAMS / "clawbot", cfg)
@@ -435,6 +435,7 @@ def test_clawbot_after_init_reads_its_potentiometer_and_holds_its_double_solenoi
     assert shooter[-1] > 100.0  # rad/s: the Talon FX leader drove both motors
 
 
+@pytest.mark.robot  # a robot program on port 5810
 def test_init_reads_vendor_inversion_and_the_robot_drives_straight_with_it(tmp_path):
     # mirrorbot inverts its right SPARK, its wrist Talon FX and its wrist CANcoder in their own
     # configurations; `init` marks exactly those `inverted`, and with that config the program
@@ -473,6 +474,7 @@ def test_init_reads_vendor_inversion_and_the_robot_drives_straight_with_it(tmp_p
     assert abs(off) < 0.01, (arm, reading)
 
 
+@pytest.mark.robot  # a robot program on port 5810
 def test_potbot_after_init_reads_its_elevator_potentiometer_in_metres(tmp_path):
     # A potentiometer on an elevator's drum that the program scales to metres: `init` makes it
     # an absolute encoder of the drum angle over the travel 1.5 m / drum_radius.

@@ -241,7 +241,7 @@ def test_ctrl_c_mid_run_leaves_a_complete_file_when_run_returns(tmp_path):
 
     def interrupt(t: float) -> None:
         if t >= 2.0 and not session.stop_requested:
-            os.kill(os.getpid(), signal.SIGINT)  # the session's handler: stop after this tick
+            signal.raise_signal(signal.SIGINT)  # the session's handler: stop after this tick
 
     session.run(interrupt)
     assert session.stop_requested and session.recorder is not None and session.recorder.closed

@@ -4,14 +4,13 @@ they arrive, so a test can tell when simserver logged something (reconnect, rese
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
-from tests.ntutil import REPO, wait_for
+from tests.ntutil import INTERRUPT, INTERRUPTIBLE, REPO, wait_for
 
 
 class StampedSimserver:
@@ -26,7 +25,7 @@ class StampedSimserver:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "simserver", "run", *args], cwd=REPO,
             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
-            text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"))
+            text=True, env=dict(os.environ, PYTHONUNBUFFERED="1"), **INTERRUPTIBLE)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
@@ -58,15 +57,15 @@ class StampedSimserver:
         return self.proc.poll() is None
 
     def kill(self) -> None:
-        """SIGKILL: no clean-up at all, as a crash."""
+        """SIGKILL (TerminateProcess on Windows): no clean-up at all, as a crash."""
         if self.alive():
-            self.proc.send_signal(signal.SIGKILL)
+            self.proc.kill()
         self.proc.wait(10)
 
     def interrupt(self, timeout: float = 10.0) -> int:
         """Ctrl-C; the exit code."""
         if self.alive():
-            self.proc.send_signal(signal.SIGINT)
+            self.proc.send_signal(INTERRUPT)
         return self.proc.wait(timeout)
 
     def close(self) -> None:

@@ -13,7 +13,6 @@ machine's memory (the old loader read /dev/zero at gigabytes a second).
 from __future__ import annotations
 
 import os
-import resource
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +23,13 @@ from simserver.io.scripted import MAX_BYTES, MAX_FIELD, load_script
 from simserver.runs.scenario import MAX_TRAJECTORY_BYTES
 from simserver.util.untrusted import EXCERPT
 from tests.ntutil import REPO
+
+try:
+    import resource
+except ImportError:  # Windows
+    resource = None  # type: ignore[assignment]
+#: Where the address-space limit is known to hold; elsewhere the timeout alone bounds a case.
+LIMITS_MEMORY = resource is not None and sys.platform.startswith("linux")
 
 S_CURVE = REPO / "simserver" / "data" / "s_curve.csv"
 TIMEOUT = 60  # s; every case here ends within a few seconds, a hang ends here
@@ -41,7 +47,8 @@ def _limit_memory() -> None:
 def python(*args: str) -> subprocess.CompletedProcess[str]:
     """``python ARGS`` in the repository, bounded in time and memory, output captured."""
     return subprocess.run([sys.executable, *args], cwd=REPO, capture_output=True, text=True,
-                          timeout=TIMEOUT, stdin=subprocess.DEVNULL, preexec_fn=_limit_memory)
+                          timeout=TIMEOUT, stdin=subprocess.DEVNULL,
+                          preexec_fn=_limit_memory if LIMITS_MEMORY else None)
 
 
 def simserver_run(*args: str) -> tuple[int, str]:
@@ -77,6 +84,8 @@ def assert_refused(code: int, err: str, path: Path | str, *expected: str) -> Non
 @pytest.fixture
 def fifo(tmp_path) -> Path:
     """A FIFO nobody writes: opening it for reading blocks."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("FIFOs and /dev/zero are POSIX: Windows has neither")
     path = tmp_path / "pipe.csv"
     os.mkfifo(path)
     return path
@@ -203,6 +212,7 @@ def test_a_utf8_byte_order_mark_is_not_part_of_the_header(tmp_path):
     assert list(load_script(path, ["left"], []).times) == [0.0, 1.0]
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
 def test_a_large_inputs_csv_takes_memory_for_its_values_not_its_text(tmp_path):
     """20 MB of 1 ms rows of time and two duties (750,000 rows): peak RSS grows by the values
     as 8-byte floats (17.7 MB, measured), not by the rows as Python strings and floats (452 MB

@@ -99,12 +99,14 @@ def test_an_integer_beyond_64_bits_is_refused_where_a_number_is_expected(tmp_pat
     refused(path, "drivetrain.gearing: integer out of range: TOML integers are 64-bit")
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="Windows has no FIFOs")
 def test_a_fifo_as_the_config_is_refused_without_blocking(tmp_path):
     path = tmp_path / "robot.toml"
     os.mkfifo(path)
     refused(path, "is a FIFO (named pipe), not a regular file")
 
 
+@pytest.mark.skipif(os.name != "posix", reason="Windows has no /dev/zero")
 def test_dev_zero_as_the_config_is_refused_without_reading_it():
     refused(Path("/dev/zero"), "is a character device, not a regular file")
 

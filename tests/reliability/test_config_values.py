@@ -16,7 +16,7 @@ from click.testing import CliRunner
 
 from simserver.cli import main
 from simserver.config.loader import ConfigError, default_config_text, loads, tomllib
-from tests.ntutil import REPO
+from tests.ntutil import REPO, posix_signals
 from tests.reliability.test_fuzz_config import RICH, dumps
 
 KITBOT = default_config_text()
@@ -157,6 +157,7 @@ def test_the_bundled_kitbot_loads_without_a_warning():
     assert code == 0 and "warning" not in err, err
 
 
+@posix_signals
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_a_tick_of_the_most_substeps_allowed_ends_on_a_signal(tmp_path, sig):
     """The shortest substep with the longest tick it allows (1000 substeps a tick) and

@@ -17,8 +17,9 @@ import pytest
 
 from benchmarks._livesession import LiveSession, Tick
 from benchmarks._ntpeer import Peers, motors
+from tests.ntutil import posix_signals
 
-pytestmark = [pytest.mark.network, pytest.mark.slow]
+pytestmark = [pytest.mark.network, pytest.mark.slow, posix_signals]
 
 LEFT = "disconnected: motors to 0"
 ARRIVED = "robot program connected"  # [: world reset]

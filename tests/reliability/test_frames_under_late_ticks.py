@@ -38,9 +38,9 @@ import pytest
 from tests.e2e.robots import REPO, RobotProgram, config_with, robot_nt
 from tests.io.photon_process import RobotProcess, needs_photonlibpy
 from tests.io.test_vision_session import camera_config
-from tests.ntutil import SimserverProcess, client, free_port
+from tests.ntutil import SimserverProcess, client, free_port, posix_signals
 
-pytestmark = [pytest.mark.network, pytest.mark.slow, needs_photonlibpy]
+pytestmark = [pytest.mark.network, pytest.mark.slow, needs_photonlibpy, posix_signals]
 
 FPS = 30
 STAMP_TOL = 0.001  # s: capture stamps are exact to the µs; the offset estimate may wobble

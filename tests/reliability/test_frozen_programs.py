@@ -17,9 +17,9 @@ import pytest
 
 from benchmarks._livesession import LiveSession
 from benchmarks._ntpeer import Peers, motors
-from tests.ntutil import wait_for
+from tests.ntutil import posix_signals, wait_for
 
-pytestmark = [pytest.mark.network, pytest.mark.slow]
+pytestmark = [pytest.mark.network, pytest.mark.slow, posix_signals]
 
 FROZEN = "frozen?"
 RESUMED = "sends its inputs again"

@@ -12,8 +12,9 @@ import pytest
 from benchmarks._livesession import LiveSession
 from benchmarks._ntpeer import Peers
 from simserver.util.lograte import BURST
+from tests.ntutil import posix_signals
 
-pytestmark = [pytest.mark.network, pytest.mark.slow]
+pytestmark = [pytest.mark.network, pytest.mark.slow, posix_signals]
 
 TOGGLE = 2.0  # s
 

@@ -1,17 +1,18 @@
-"""The launcher that forks a sweep's robot programs, and how a run watches its program."""
+"""The launcher that forks a sweep's robot programs, and how a run watches its program. (Its
+fallback where nothing forks, Windows: tests/portability/test_commands_without_posix.py.)"""
 
 from __future__ import annotations
 
-import sys
+import os
 import threading
 from pathlib import Path
 
 import pytest
 
-from simserver.runs.launcher import Launcher, project_imports
+from simserver.runs.launcher import FORKS, Launcher
 from simserver.runs.robotprogram import RobotProgram, RunFiles
 
-pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="the launcher forks")
+forks = pytest.mark.skipif(not FORKS, reason="the fork server runs on Linux only")
 
 
 def project(tmp_path: Path, robot: str, extra: dict[str, str] | None = None) -> Path:
@@ -23,7 +24,10 @@ def project(tmp_path: Path, robot: str, extra: dict[str, str] | None = None) -> 
     return folder
 
 
+@forks
 def test_project_imports_leave_out_the_projects_own_modules(tmp_path):
+    from simserver.runs.forkserver import project_imports
+
     folder = project(tmp_path, "import os\nimport wpilib\nfrom wpimath.geometry import Pose2d\n"
                      "import constants\nfrom . import sibling\nfrom subsystems import drive\n"
                      "def f():\n    import numpy\n",
@@ -33,13 +37,14 @@ def test_project_imports_leave_out_the_projects_own_modules(tmp_path):
     assert project_imports(folder) == ["os", "wpilib", "wpimath.geometry"]
 
 
+@forks
 def test_a_library_that_starts_a_thread_on_import_turns_forking_off(tmp_path, monkeypatch):
     lib = tmp_path / "lib"
     lib.mkdir()
     (lib / "threaded.py").write_text("import threading, time\n"
                                      "threading.Thread(target=time.sleep, args=(60,),"
                                      " daemon=True).start()\n")
-    monkeypatch.setenv("PYTHONPATH", f"{lib}:{Path(__file__).resolve().parents[2]}")
+    monkeypatch.setenv("PYTHONPATH", f"{lib}{os.pathsep}{Path(__file__).resolve().parents[2]}")
     folder = project(tmp_path, "import threaded\n")
     launcher = Launcher(folder)
     try:

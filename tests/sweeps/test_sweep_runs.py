@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from simserver.sweeps.results import comparable
-from tests.ntutil import REPO, free_port, wait_for
+from tests.ntutil import REPO, free_port, posix_signals, wait_for
 
 pytest.importorskip("ray")
 pytestmark = [pytest.mark.robot, pytest.mark.network, pytest.mark.slow]
@@ -138,6 +138,7 @@ values = ["0.015 ohm", "0.03 ohm", "0.02 ohm"]
     assert took < 60, took
 
 
+@posix_signals
 def test_ctrl_c_stops_the_workers_and_writes_what_ended(tmp_path):
     project = kitbot_copy(tmp_path)
     path = kitbot_sweep(project, """runs = 40
@@ -201,6 +202,7 @@ def cluster_cpus(port: int) -> str:
                           capture_output=True, text=True, env=dict(os.environ, **TOKEN)).stdout
 
 
+@posix_signals
 def test_scripted_sweep_on_a_two_node_cluster_matches_the_local_one(tmp_path):
     folder = tmp_path / "scripted"
     folder.mkdir()
@@ -259,6 +261,7 @@ def _parent(pid: int) -> int:
     return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="finds processes in /proc")
 def test_a_lost_worker_fails_its_run_and_the_sweep_goes_on(tmp_path):
     project = kitbot_copy(tmp_path, SLOW_START)
     path = kitbot_sweep(project, """runs = 4

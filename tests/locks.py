@@ -28,14 +28,27 @@ except ImportError:  # Linux, macOS
 LOCK_DIR = Path("/tmp") if os.name == "posix" else Path(tempfile.gettempdir())
 
 
+#: Locks this process holds: path -> (the locked file, how many FileLocks hold it).
+_HELD: dict[Path, tuple[IO[bytes], int]] = {}
+
+
 class FileLock:
-    """Exclusive lock on ``path`` (created if missing); ``acquire`` blocks until it has it."""
+    """Exclusive lock on ``path`` (created if missing) between processes; ``acquire`` blocks
+    until it has it. Within one process it is re-entrant: a test that failed before releasing
+    its lock makes the next test that takes it fail on what the lock guards (port 5810 still
+    busy), instead of waiting forever for itself and hanging the whole run."""
 
     def __init__(self, path: Path):
         self.path = path
-        self._file: IO[bytes] | None = None
+        self._held = False
 
     def acquire(self) -> None:
+        key = self.path.resolve()
+        if key in _HELD:
+            fh, count = _HELD[key]
+            _HELD[key] = (fh, count + 1)
+            self._held = True
+            return
         fh = self.path.open("a+b")
         try:
             if fcntl is not None:
@@ -53,12 +66,19 @@ class FileLock:
         except BaseException:
             fh.close()
             raise
-        self._file = fh
+        _HELD[key] = (fh, 1)
+        self._held = True
 
     def release(self) -> None:
-        fh, self._file = self._file, None
-        if fh is None:
+        if not self._held:
             return
+        self._held = False
+        key = self.path.resolve()
+        fh, count = _HELD[key]
+        if count > 1:
+            _HELD[key] = (fh, count - 1)
+            return
+        del _HELD[key]
         if fcntl is not None:
             fcntl.flock(fh, fcntl.LOCK_UN)
         elif msvcrt is not None:

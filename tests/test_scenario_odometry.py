@@ -105,6 +105,52 @@ def test_odometry_offset_and_heading_error_are_measured_and_judged(tmp_path):
     assert "max 0.08 m at 1.00 s, 3.0° at 0.50 s over 100 ticks" in odo.measured
 
 
+class FakeClock:
+    """Wall time (s) that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_poses_late_by_more_than_the_horizon_of_simulated_time_still_count(tmp_path):
+    """A --fast run simulates 5 s in a fraction of a second: poses that NT delivers that much
+    simulated time late (here all at the end, as seen in a lock-step run) are compared with
+    their own ticks, not the ticks with the pose the robot had before them."""
+    clock = FakeClock()
+    check = ScenarioCheck(scenario_of(tmp_path, ODOMETRY), clock)
+    truth = moving_truth(400)  # 8 s
+    check.observe_odometry(-math.inf, pose_of(truth[0][1]), "struct:Pose2d")
+    for t, snap in truth:
+        check.observe(t, snap)
+        clock.now += 0.001  # 1 ms of wall time per 20 ms tick
+    for t, snap in truth:
+        check.observe_odometry(t, pose_of(snap), "struct:Pose2d")
+    odo = check_named(check.result(), "odometry")
+    assert odo.passed, odo.measured
+    assert odo.values["max_position_error"] == 0.0 and odo.values["compared"] == 400
+
+
+def test_a_still_robot_that_publishes_nothing_is_compared_once_both_horizons_pass(tmp_path):
+    """Ticks are settled with the pose held once ODOMETRY_HORIZON of simulated and of wall
+    time have passed, so a long run of a robot standing still keeps no backlog."""
+    clock = FakeClock()
+    check = ScenarioCheck(scenario_of(tmp_path, ODOMETRY), clock)
+    _, first = moving_truth(1)[0]
+    check.observe_odometry(0.0, pose_of(first), "struct:Pose2d")
+    for i in range(1, 1001):  # 20 s simulated, still; 1 s of wall time a tick
+        clock.now = float(i)
+        check.observe(i * DT, dataclasses.replace(first, time=i * DT))
+    odo = check._odometry
+    assert odo is not None
+    # settled: older than 5 s simulated (about 250 ticks) and 5 s of wall time (5 ticks)
+    aged = sum(1 for i in range(1, 1001) if i * DT < 1000 * DT - 5.0)
+    assert aged in (749, 750) and odo.compared == aged and len(odo.pending) == 1000 - aged
+    assert odo.position.largest == 0.0
+
+
 def test_a_pose_holds_until_the_next_one_even_when_it_arrives_late(tmp_path):
     # The robot publishes only every 5th tick (NT drops repeats of an unchanged value) and
     # every pose reaches the check a whole second late: the result is that of the held

@@ -28,7 +28,9 @@ import copy
 import dataclasses
 import math
 import re
+import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,6 +62,10 @@ NO_ROBOT = "no robot program connected during the run"
 FIELD2D_ROBOT = "/SmartDashboard/Field/Robot"  # a Field2d named "Field" (pyfrc, RobotPy)
 # s of simulated time a tick waits for the robot's pose published at it (NT delivers late,
 # above all in --fast lock-step); after that the robot's last pose counts as unchanged.
+# A true tick is compared with the latest belief once this much simulated time AND this much
+# wall time (s) have passed without a newer belief: the robot program publishes nothing while
+# its pose holds, but its values may also be on their way over NT, which takes wall time (a
+# --fast run simulates 5 s in a quarter of a second of it).
 ODOMETRY_HORIZON = 5.0
 HALF_PERIOD = 0.01  # s: half of TimedRobot's 20 ms, until two ticks show the tick length
 
@@ -445,14 +451,18 @@ class _Odometry:
     The robot's poses arrive late and only when they change (NT suppresses a repeated value),
     so a belief holds from the time it was published until the next one: a true tick at t is
     compared with the latest belief published at or before t, once a belief published after
-    t has arrived (or ODOMETRY_HORIZON of simulated time has passed, or the run ended).
+    t has arrived (or ODOMETRY_HORIZON of simulated time and of wall time, by ``clock`` (s),
+    have passed, or the run ended).
     Ticks before the robot's first pose are not compared. A pose stamped within half a tick
     of a tick describes that tick (the robot's clock and the world's need not agree to the
     microsecond: in lock-step the kitbot's poses are stamped 0.3 ms before the tick they
     describe). Times: s since enable; poses: (x m, y m, heading rad)."""
 
+    clock: Callable[[], float] = time.monotonic  # wall time, s
     held: tuple[float, float, float, float] | None = None  # (t, x, y, heading) believed
+    # (t, x, y, heading) of the true ticks not compared yet, and the wall time each came at
     pending: deque[tuple[float, float, float, float]] = field(default_factory=deque)
+    pending_wall: deque[float] = field(default_factory=deque)
     compared: int = 0
     position: _ErrorStats = field(default_factory=lambda: _ErrorStats())
     heading: _ErrorStats = field(default_factory=lambda: _ErrorStats())
@@ -467,8 +477,16 @@ class _Odometry:
         if self.last_tick is not None and t > self.last_tick:
             self.half_tick = 0.5 * (t - self.last_tick)
         self.last_tick = t
+        now = self.clock()
         self.pending.append((t, x, y, heading))
-        self._settle(t - ODOMETRY_HORIZON)
+        self.pending_wall.append(now)
+        pending, walls = self.pending, self.pending_wall
+        aged = 0
+        while (aged < len(pending) and pending[aged][0] < t - ODOMETRY_HORIZON
+               and walls[aged] < now - ODOMETRY_HORIZON):
+            aged += 1
+        if aged:
+            self._settle(pending[aged - 1][0] + 1e-9)
 
     def belief(self, t: float, pose: tuple[float, float, float]) -> None:
         """A robot pose published at ``t``: every tick before ``t`` is now settled."""
@@ -487,6 +505,7 @@ class _Odometry:
         pending, held = self.pending, self.held
         while pending and pending[0][0] < before:
             t, x, y, heading = pending.popleft()
+            self.pending_wall.popleft()
             if held is None:
                 continue
             self.compared += 1
@@ -505,8 +524,10 @@ class ScenarioCheck:
     from a robot program, say so with :meth:`require_robot` before it starts and call
     :meth:`note_robot` when one connects; a run with no robot program then fails."""
 
-    def __init__(self, scenario: Scenario) -> None:
-        """Load the trajectory file, if any; raises ConfigError naming it when it cannot."""
+    def __init__(self, scenario: Scenario,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        """Load the trajectory file, if any; raises ConfigError naming it when it cannot.
+        ``clock``: wall time (s), for how long a robot pose may be on its way."""
         self.scenario = scenario
         self._trajectory: Trajectory | None = None
         if scenario.trajectory is not None:
@@ -524,7 +545,7 @@ class ScenarioCheck:
         self._errors = _ErrorStats()
         self._contacts_at_start = 0
         self._first_contact: tuple[float, str] | None = None  # (t s, what was touched)
-        self._odometry = None if scenario.odometry is None else _Odometry()
+        self._odometry = None if scenario.odometry is None else _Odometry(clock)
         self._robot_required = False
         self._robot_seen = False
         self._pieces_at_start: dict[str, int] | None = None  # counts at the first tick

@@ -102,33 +102,69 @@ def test_config_and_unit_parsing_code_never_evaluates_text():
 # --- the container -----------------------------------------------------------------------------
 
 
-def dockerfile_users(path: Path) -> dict[str, str | None]:
-    """The user each stage of a Dockerfile ends up running as (None: root, the default),
-    following ``FROM <earlier stage>`` chains; the last stage under the key ``""``."""
-    users: dict[str, str | None] = {}
+def dockerfile_stages(path: Path, word: str) -> dict[str, str | None]:
+    """The last value of instruction ``word`` (USER, ENTRYPOINT) in each stage of a
+    Dockerfile (None: never set), following ``FROM <earlier stage>`` chains; the last stage
+    under the key ``""``. For USER, None means root, the default."""
+    values: dict[str, str | None] = {}
     current: str | None = None
     last = ""
     for raw in path.read_text().splitlines():
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        word, _, rest = line.partition(" ")
-        word = word.upper()
-        if word == "FROM":
+        head, _, rest = line.partition(" ")
+        head = head.upper()
+        if head == "FROM":
             parts = rest.split()
             base = parts[0]
             name = parts[2] if len(parts) >= 3 and parts[1].upper() == "AS" else f"<{base}>"
-            current = users.get(base)  # an earlier stage: inherit its user
+            current = values.get(base)  # an earlier stage: inherit its value
             last = name
-            users[name] = current
-        elif word == "USER":
-            current = rest.split(":")[0].strip()
-            users[last] = current
-    users[""] = users.get(last)
-    return users
+            values[name] = current
+        elif head == word:
+            current = rest.split(":")[0].strip() if word == "USER" else rest.strip()
+            values[last] = current
+    values[""] = values.get(last)
+    return values
 
 
-def test_the_container_images_run_as_an_unprivileged_user():
-    users = dockerfile_users(REPO / "docker" / "Dockerfile")
-    for stage in ("", "runtime", "robot"):  # "": what a plain `docker build` makes
-        assert users.get(stage) not in (None, "root", "0"), (stage, users)
+def drops_privileges(script: str) -> bool:
+    """Whether an entrypoint script runs simserver as root only through setpriv with no
+    capabilities and no_new_privs: every `exec simserver` sits under a `id -u` != 0 test,
+    and setpriv's exec has all three flags."""
+    lines = [line.strip() for line in script.replace("\\\n", " ").splitlines()
+             if line.strip() and not line.strip().startswith("#")]
+    direct = [i for i, line in enumerate(lines) if line.startswith("exec simserver")]
+    guarded = all(i > 0 and '"$(id -u)" != 0' in lines[i - 1] for i in direct)
+    setpriv = [line for line in lines if line.startswith("exec setpriv ")]
+    flags = ("--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "-- simserver")
+    return guarded and len(setpriv) == 1 and all(f in setpriv[0] for f in flags)
+
+
+def test_the_container_images_run_simserver_as_an_unprivileged_user():
+    dockerfile = REPO / "docker" / "Dockerfile"
+    users = dockerfile_stages(dockerfile, "USER")
+    assert users.get("robot") not in (None, "root", "0"), users
+    entrypoints = dockerfile_stages(dockerfile, "ENTRYPOINT")
+    # The server image starts as root only for docker/entrypoint.sh, which runs simserver as
+    # the owner of /out without capabilities (checked in the running container by
+    # docker/test.sh: Uid, CapEff 0, NoNewPrivs 1).
+    for stage in ("", "runtime"):  # "": what a plain `docker build` makes
+        if users.get(stage) in (None, "root", "0"):
+            assert entrypoints.get(stage) == '["simserver-entrypoint"]', (stage, entrypoints)
+    assert "COPY docker/entrypoint.sh /usr/local/bin/simserver-entrypoint" in \
+        dockerfile.read_text()
+    assert drops_privileges((REPO / "docker" / "entrypoint.sh").read_text())
+
+
+@pytest.mark.parametrize("script, safe", [
+    ("exec simserver \"$@\"\n", False),
+    ('if [ "$(id -u)" != 0 ]; then\n  exec simserver "$@"\nfi\nexec simserver "$@"\n', False),
+    ('exec setpriv --reuid=1 --regid=1 -- simserver "$@"\n', False),
+    ('if [ "$(id -u)" != 0 ]; then\n  exec simserver "$@"\nfi\n'
+     'exec setpriv --reuid="$uid" --regid="$gid" --clear-groups \\\n'
+     '  --inh-caps=-all --bounding-set=-all --no-new-privs -- simserver "$@"\n', True),
+])
+def test_the_entrypoint_check_tells_a_privilege_drop_from_none(script, safe):
+    assert drops_privileges(script) is safe

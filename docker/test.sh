@@ -11,8 +11,9 @@
 #   3. health: a running simserver is that user with no capabilities and is healthy; frozen
 #      (SIGSTOP) the container turns unhealthy, thawed (SIGCONT) healthy again;
 #   4. the same images with a scenario that must fail: exit 1, "overall: FAIL";
-#   5. examples/ci/simserver.yml's commands: robot program on the host (ROBOT_PYTHON, the
-#      make venv's), simserver image on --network host;
+#   5. a robot program on the host (ROBOT_PYTHON, the make venv's) and the simserver image on
+#      --network host beside it (the team recipes in examples/ci install with pip instead:
+#      tests/e2e/test_ci_recipes.py runs them);
 #   6. with ROOTLESS_USER set (a user with subuids) and podman: "The image" commands as that user
 #      with rootless podman in their own copy; the files in out/ are theirs.
 #
@@ -153,7 +154,7 @@ set -e
 [ "$code" = 1 ] || fail "failing scenario exited $code: $(tail -20 "$logs/fail.log")"
 grep -q "overall: FAIL (1 of 1 checks failed)" "$logs/fail.log" || fail "no FAIL report: $(tail -20 "$logs/fail.log")"
 
-step "5. examples/ci/simserver.yml's commands: robot program on the host, simserver image on --network host"
+step "5. a robot program on the host, the simserver image on --network host beside it"
 python=${ROBOT_PYTHON:-$repo/.venv/bin/python}
 case $python in /*) ;; *) python=$PWD/$python ;; esac  # a venv's python: its link, not its target
 [ -x "$python" ] || fail "no $python with RobotPy (make docker-test sets it up; or set ROBOT_PYTHON)"

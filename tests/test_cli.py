@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -159,6 +160,28 @@ def test_sigterm_stops_cleanly(tmp_path):
         assert proc.proc.wait(10) == 0
     finally:
         proc.close()
+
+
+@pytest.mark.network
+@posix_signals
+def test_sigterm_the_moment_the_server_says_it_serves_is_a_clean_stop(tmp_path):
+    """The signal lands right after the NT server starts, before the run's loop: the
+    handlers are already in place (they used to be installed after the "serving NT4" line,
+    and a SIGTERM that came in between killed the process; seen under load)."""
+    (tmp_path / "sitecustomize.py").write_text(
+        "import os, signal\n"
+        "from simserver.io import nt\n"
+        "_init = nt.NtAdapter.__init__\n"
+        "def _init_then_term(self, *args, **kwargs):\n"
+        "    _init(self, *args, **kwargs)\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "nt.NtAdapter.__init__ = _init_then_term\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    done = subprocess.run([sys.executable, "-m", "simserver", "run", "--serve",
+                           str(free_port()), "--duration", "30"], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "simulated time" in done.stdout
 
 
 def test_python_dash_m_runs_the_cli():

@@ -476,11 +476,17 @@ class Session:
     def _run(self, progress: Callable[[float], None] | None) -> Summary:
         opts = self.options
         self.heartbeat.beat()
-        self._open_nt()
-        if opts.halsim_ws is not None:
-            self.ws = HalsimWsLink(self.cfg, *opts.halsim_ws)
-            log.info("halsim_ws client of %s", self.ws.url)
+        # Before anything says it is ready ("serving NT4 on ..."): a stop from then on is a
+        # clean one.
         previous = _install_signal_handlers(self.request_stop)
+        try:
+            self._open_nt()
+            if opts.halsim_ws is not None:
+                self.ws = HalsimWsLink(self.cfg, *opts.halsim_ws)
+                log.info("halsim_ws client of %s", self.ws.url)
+        except BaseException:
+            _restore_signal_handlers(previous)
+            raise
         world = self.world
         self._wall0 = time.monotonic()
         try:

@@ -15,7 +15,6 @@ before the run has reached its end stops the run at once; the end of its output 
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import signal
 import sys
@@ -24,13 +23,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from types import FrameType, TracebackType
+from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar
 
 import tomli_w
 
 from simserver.config.loader import read_toml
 from simserver.config.model import Config
+from simserver.runs import stopsignals
 from simserver.runs.robotprogram import (
     RobotProgram,
     RunFiles,
@@ -81,7 +81,7 @@ class RobotRun:
         self.bridge = {"port": self.port, "nt_port": self.nt_port, "lockstep": lockstep,
                        "connect_timeout": f"{min(max(wait, 0.1), MAX_CONNECT_TIMEOUT)!r} s"}
         self.program: RobotProgram | None = None
-        self._signals: dict[int, object] = {}
+        self._signals: dict[int, stopsignals.Handler] = {}
 
     @property
     def log(self) -> Path | None:
@@ -109,9 +109,10 @@ class RobotRun:
         return replace(cfg, bridge=bridge)
 
     def __enter__(self) -> RobotRun:
-        """Write the program's config and start it. Until ``__exit__``, SIGTERM and SIGHUP
-        end simserver as Ctrl-C does (through ``__exit__``, which stops the program); a run's
-        session handles them itself while it runs."""
+        """Write the program's config and start it. Until ``__exit__``, every stop signal
+        (:mod:`simserver.runs.stopsignals`) ends simserver as Ctrl-C does, through
+        ``__exit__``, which stops the program; a run's session handles them itself while it
+        runs."""
         table = program_table(read_toml(self.config), self.config.parent, self.bridge)
         files = self.files = RunFiles(Path(tempfile.mkdtemp(prefix="simserver-robot-")),
                                       self.output)
@@ -123,7 +124,7 @@ class RobotRun:
             except OSError as exc:
                 raise RobotStartError(f"--robot-log {files.log}: cannot write: "
                                       f"{exc.strerror or exc}") from None
-            self._signals = _interrupt_on_stop_signals()
+            self._signals = stopsignals.install(stopsignals.interrupt)
             self.program = RobotProgram(self.project, files, fork=False)
         except BaseException:
             self.__exit__(None, None, None)
@@ -142,7 +143,7 @@ class RobotRun:
                     self.program.program.terminate(kill=True)
                     raise
         finally:
-            _restore(self._signals)
+            stopsignals.restore(self._signals)
             self._signals = {}
             if self.files is not None and self.output is not None:
                 shutil.rmtree(self.files.folder, ignore_errors=True)
@@ -209,25 +210,3 @@ def exit_text(status: int) -> str:
     except ValueError:
         name = ""
     return f"signal {-status}{name}"
-
-
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
-
-
-def _interrupt_on_stop_signals() -> dict[int, object]:
-    """Have SIGTERM and SIGHUP (SIGBREAK on Windows: Ctrl-Break, a closed console) raise
-    KeyboardInterrupt, as SIGINT does; the handlers they had (none where this is not the main
-    thread, or the signal does not exist)."""
-    previous: dict[int, object] = {}
-    for name in ("SIGTERM", "SIGHUP", "SIGBREAK"):
-        sig = getattr(signal, name, None)
-        if sig is not None:
-            with contextlib.suppress(ValueError):  # not the main thread: no handlers
-                previous[sig] = signal.signal(sig, _interrupt)
-    return previous
-
-
-def _restore(previous: dict[int, object]) -> None:
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)  # type: ignore[arg-type]

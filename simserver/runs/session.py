@@ -12,12 +12,10 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import FrameType
 
 from simserver.config.model import Config
 from simserver.contract import topics
@@ -41,6 +39,7 @@ from simserver.io.stepwire import (
 from simserver.io.validation import InputValidator, decode_inputs
 from simserver.io.wpilog import WpilogRecorder
 from simserver.models.camera import Frame
+from simserver.runs import stopsignals
 from simserver.runs.health import Heartbeat
 from simserver.runs.report import BatteryExtremes, Summary, Trace
 from simserver.runs.scenario import ScenarioCheck
@@ -478,14 +477,14 @@ class Session:
         self.heartbeat.beat()
         # Before anything says it is ready ("serving NT4 on ..."): a stop from then on is a
         # clean one.
-        previous = _install_signal_handlers(self.request_stop)
+        previous = stopsignals.install(self.request_stop)
         try:
             self._open_nt()
             if opts.halsim_ws is not None:
                 self.ws = HalsimWsLink(self.cfg, *opts.halsim_ws)
                 log.info("halsim_ws client of %s", self.ws.url)
         except BaseException:
-            _restore_signal_handlers(previous)
+            stopsignals.restore(previous)
             raise
         world = self.world
         self._wall0 = time.monotonic()
@@ -504,7 +503,7 @@ class Session:
             self.failure = str(exc)
         finally:
             self._close_recorder()  # while a second Ctrl-C is still only a stop request
-            _restore_signal_handlers(previous)
+            stopsignals.restore(previous)
             rejected = self.validator.rejected
             if self.ws is not None:
                 rejected += self.ws.validator.rejected
@@ -879,24 +878,3 @@ class LoopClock:
         return self.base + (self.index - steps + 1) * self.period
 
 
-Handler = Callable[[int, FrameType | None], object] | int | None
-
-
-# A closed terminal (SIGHUP) ends a run as Ctrl-C does. Windows has no SIGHUP: Ctrl-Break, a
-# closed console window and CTRL_BREAK_EVENT (how one program stops another there) arrive as
-# SIGBREAK.
-STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK")
-                     if hasattr(signal, name))
-
-
-def _install_signal_handlers(stop: Callable[..., None]) -> dict[int, Handler]:
-    previous: dict[int, Handler] = {}
-    for sig in STOP_SIGNALS:
-        with contextlib.suppress(ValueError):  # not the main thread: no handlers
-            previous[sig] = signal.signal(sig, stop)
-    return previous
-
-
-def _restore_signal_handlers(previous: dict[int, Handler]) -> None:
-    for sig, handler in previous.items():
-        signal.signal(sig, handler)

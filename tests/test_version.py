@@ -20,7 +20,7 @@ import pytest
 import simserver
 
 REPO = Path(__file__).resolve().parents[1]
-DIST = "frc-simserver"
+DIST = simserver.DISTRIBUTION
 _spec = importlib.util.spec_from_file_location("release_version", REPO / "tools" / "version.py")
 assert _spec is not None and _spec.loader is not None
 release = importlib.util.module_from_spec(_spec)

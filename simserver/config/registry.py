@@ -15,12 +15,13 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib.metadata import EntryPoint, entry_points
 
+from simserver import DISTRIBUTION
 from simserver.config.fields import spec_of
 from simserver.models.api import InputSpec, ModelType, OutputSpec
 
 GROUP = "simserver.models"
 #: The distribution whose entry points are the built-in model types.
-BUILTIN = "frc-simserver"
+BUILTIN = DISTRIBUTION
 _TOPIC_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TOPIC_PATH = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(/[A-Za-z_][A-Za-z0-9_]*)+$")
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import click
 
-from simserver import __version__
+from simserver import DISTRIBUTION, __version__
 from simserver.config.issues import ConfigError
 from simserver.config.loader import read_toml
 from simserver.util.untrusted import excerpt
@@ -34,9 +34,6 @@ from simserver.util.untrusted import excerpt
 PYPROJECT = "pyproject.toml"
 #: The table of pyproject.toml RobotPy reads.
 TABLE = "tool.robotpy"
-#: simserver's distribution on PyPI (the command and the import are ``simserver``); used when
-#: simserver runs from a source folder that pip did not install.
-DISTRIBUTION = "frc-simserver"
 #: The extra with what the robot side needs: RobotPy and the bridge's entry point.
 ROBOT_EXTRA = "robot"
 #: A version as RobotPy's projects write it (PEP 440, loosely: 2026.2.2, 2026.0.0b4).

@@ -495,6 +495,7 @@ def _refine(objects: np.ndarray, rot: np.ndarray, trans: np.ndarray, obs: np.nda
     normal = np.empty((blocks + 1, 42))  # each block's Jᵀ[J | r], then [damping | 0]
     normal[-1] = _DAMPING_ROW
     step = np.ones((poses, 7))  # 1, then the step: ω, δ
+    flat = step.reshape(-1)
     with np.errstate(invalid="ignore"):  # a singular system: NaNs, handled below
         for _ in range(_GAUSS_NEWTON_STEPS):
             a = objects @ rot.take(rows, 0).transpose(0, 2, 1)  # (B, 4, 4): a_x, a_y, a_z, 1
@@ -506,13 +507,13 @@ def _refine(objects: np.ndarray, rot: np.ndarray, trans: np.ndarray, obs: np.nda
             jac /= z.reshape(points, 1, 1)
             jac = jac.reshape(blocks, -1, 6)  # u and v rows interleaved, point by point
             resid = (obs - pix).reshape(blocks, -1, 1)
-            np.matmul(jac.transpose(0, 2, 1).copy(), np.concatenate((jac, resid), 2),
+            np.matmul(jac.transpose(0, 2, 1), np.concatenate((jac, resid), 2),
                       out=normal[:-1].reshape(blocks, 6, 7))
             system = (sums @ normal).reshape(poses, 6, 7)
             # numpy's batched LAPACK solver without np.linalg.solve's checks and conversions
             # (several µs a call, a noticeable part of a frame): same routine, same results.
             _solve_vectors(system[:, :, :6], system[:, :, 6], out=step[:, 1:])
-            if not math.isfinite(step.sum()):
+            if not math.isfinite(flat.dot(flat)):  # a NaN or inf anywhere (cheaper than sum)
                 step[~np.isfinite(step).all(1), 1:] = 0.0
             cayley = (step[:, :4, None] * step[:, None, :4]).reshape(poses, 16) @ _CAYLEY
             rot = (cayley[:, :16] / cayley[:, 16:]).reshape(poses, 4, 4) @ rot
@@ -542,8 +543,13 @@ def _camera_transform(t: list[float], r: list[list[float]]) -> Transform3d:
     and a rotation matrix ``r`` (nested lists) in the optical frame (x right, y down,
     z forward): Mᵀt and Mᵀr, M = _NWU_TO_OPTICAL, whose rows are (z, -x, -y)."""
     r0, r1, r2 = r
-    return Transform3d(t[2], -t[0], -t[1], _rotation(
-        [r2, [-r0[0], -r0[1], -r0[2]], [-r1[0], -r1[1], -r1[2]]]))
+    # The rows of Mᵀr are (r2, -r0, -r1): _rotation's angles read from them directly.
+    cos_pitch = math.hypot(r1[1], r1[2])
+    if cos_pitch < 1e-9:
+        return Transform3d(t[2], -t[0], -t[1], _rotation(
+            [r2, [-r0[0], -r0[1], -r0[2]], [-r1[0], -r1[1], -r1[2]]]))
+    return Transform3d(t[2], -t[0], -t[1], Rotation3d(
+        math.atan2(-r1[1], -r1[2]), math.atan2(r1[0], cos_pitch), math.atan2(-r0[0], r2[0])))
 
 
 class _Occluders:
@@ -589,23 +595,27 @@ class _Occluders:
         ``LINE_OF_SIGHT_MARGIN`` short, passes through the inside of any prism. (S,) bool."""
         if self.count == 0 or len(points) == 0:
             return np.zeros(len(points), dtype=bool)
+        # Ufunc reductions rather than the array methods: the same loops without the
+        # methods' Python wrappers (a frame makes a dozen of these calls).
         d = points - eye
-        end = 1.0 - LINE_OF_SIGHT_MARGIN / np.maximum(np.sqrt((d * d).sum(1)), 1e-9)
+        end = 1.0 - LINE_OF_SIGHT_MARGIN / np.maximum(np.sqrt(np.add.reduce(d * d, 1)), 1e-9)
         rate = self.normals @ d.T  # (C, S)
         slack = self.offsets - self.normals @ eye  # < 0: the eye is outside that half-space
-        outside = (slack < 0.0)[:, None]
+        outside = slack < 0.0
         # Entered (outside) when the rate is negative, left (inside) when it is positive;
         # never crossed otherwise (parallel included).
-        crosses = rate * np.where(outside, -1.0, 1.0) > 0.0
+        crosses = rate * np.where(outside, -1.0, 1.0)[:, None] > 0.0
         cross = np.divide(slack[:, None], rate, out=np.full(rate.shape, np.inf),
                           where=crosses)
         shape = (self.width, self.count, len(points))
-        first = np.where(outside, cross, 0.0).reshape(shape).max(0)
-        last = np.where(outside, np.inf, cross).reshape(shape).min(0)
+        cross = cross.reshape(shape)
+        outside = outside.reshape(self.width, self.count, 1)
+        first = np.maximum.reduce(cross, 0, where=outside, initial=0.0)
+        last = np.minimum.reduce(cross, 0, where=~outside, initial=np.inf)
         # An element containing the target itself (a tag in a recess of it, or element data
         # drawn a little too large) does not hide it.
-        holds = (rate <= slack[:, None]).reshape(shape).all(0)
-        return ((first < np.minimum(last, end)) & ~holds).any(0)
+        holds = np.logical_and.reduce((rate <= slack[:, None]).reshape(shape), 0)
+        return np.logical_or.reduce((first < np.minimum(last, end)) > holds, 0)
 
 
 # --- the camera ------------------------------------------------------------------------------

@@ -34,6 +34,28 @@ def e2(x: float) -> float:
     return (math.expm1(x) - x) / (x * x)
 
 
+_PHI4_SERIES = tuple(1.0 / math.factorial(j + 4) for j in range(18))[::-1]
+
+
+def phis(x: float) -> tuple[float, float, float, float, float]:
+    """(φ0, φ1, φ2, φ3, φ4)(x), φ0 = eˣ and φ_{k+1}(x) = (φ_k(x) − 1/k!) / x: the functions
+    of exponential integrators, accurate for every real x. Below |x| = 1, φ4 from its series
+    (Σ xʲ/(j+4)!, truncation < 1e-21) and φ_k = 1/k! + x·φ_{k+1} downward (stable there);
+    above, φ1 from expm1 and the recurrence upward (stable there)."""
+    if abs(x) < 1.0:
+        p4 = 0.0
+        for c in _PHI4_SERIES:
+            p4 = p4 * x + c
+        p3 = 1.0 / 6.0 + x * p4
+        p2 = 0.5 + x * p3
+        p1 = 1.0 + x * p2
+        return 1.0 + x * p1, p1, p2, p3, p4
+    p1 = math.expm1(x) / x
+    p2 = (p1 - 1.0) / x
+    p3 = (p2 - 0.5) / x
+    return math.exp(x), p1, p2, p3, (p3 - 1.0 / 6.0) / x
+
+
 class AffineStep:
     """Exact one-step map of ``dv/dt = A v + c``, ``ds/dt = v`` over ``h`` seconds.
 

@@ -68,7 +68,7 @@ from operator import mul
 
 import numpy as np
 
-from simserver.models.linear import e1, e2, expm
+from simserver.models.linear import e1, e2, expm, phis
 from simserver.models.losses import IDEAL, JointMotors, Losses
 from simserver.models.motor import MotorSpec
 
@@ -730,6 +730,30 @@ class _EtdCoeffs:
         self.a3 = _vec(4.0 * p3 - p2)  # h·(4φ3 − φ2)·bF
         self.aV = _vec(x[:n, n + 3])  # h·φ1(Ah)·bV
 
+    @classmethod
+    def damped(cls, alpha: float, bf: float, bv: float, h: float) -> _EtdCoeffs:
+        """The same coefficients in closed form for A = [[0, 1], [0, −alpha]],
+        bF = (0, bf), bV = (0, bv) (an arm without inductance), a few µs instead of two
+        matrix exponentials. With z = −alpha·t, φ_k(A·t)·(0, 1) = (t·φ_{k+1}(z), φ_k(z))
+        (A's eigenvalues are 0 and −alpha; the divided difference of φ_k over them is
+        φ_{k+1})."""
+        c = cls.__new__(cls)
+        p0, p1, p2, p3, p4 = phis(-alpha * h)
+        half = 0.5 * h
+        q0, q1, q2, _, _ = phis(-alpha * half)
+        c.E = ((1.0, h * p1), (0.0, p0))
+        c.E2 = ((1.0, half * q1), (0.0, q0))
+        c.qF = (half * bf * half * q2, half * bf * q1)
+        c.qV = (half * bv * half * q2, half * bv * q1)
+        f1 = (h * bf * h * p2, h * bf * p1)  # h·φ1(Ah)·bF, h·φ2(Ah)·bF, h·φ3(Ah)·bF
+        f2 = (h * bf * h * p3, h * bf * p2)
+        f3 = (h * bf * h * p4, h * bf * p3)
+        c.a1 = tuple(a - 3.0 * b + 4.0 * d for a, b, d in zip(f1, f2, f3, strict=True))
+        c.a2 = tuple(2.0 * (b - 2.0 * d) for b, d in zip(f2, f3, strict=True))
+        c.a3 = tuple(4.0 * d - b for b, d in zip(f2, f3, strict=True))
+        c.aV = (h * bv * h * p2, h * bv * p1)
+        return c
+
 
 Vector = list[float]
 
@@ -827,7 +851,8 @@ class Arm(_Driven):
     def _coeffs(self, h: float, cache: bool) -> _EtdCoeffs:
         c = self._etd.get(h)
         if c is None:
-            c = _EtdCoeffs(self._A, self._bF, self._bV, h)
+            c = (_EtdCoeffs(self._A, self._bF, self._bV, h) if self._L > 0.0 else
+                 _EtdCoeffs.damped(self._alpha, self._bF[1], self._bV[1], h))
             if cache:
                 if len(self._etd) >= _ETD_CACHE:
                     self._etd.clear()

@@ -50,7 +50,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from operator import mul
+from operator import mul, truediv
 from typing import NamedTuple
 
 import numpy as np
@@ -382,8 +382,9 @@ class ReducedContacts:
     def quad(self, p: list[float]) -> float:
         """``P·A·P = Σ D P² + |Jᵀ P|²``."""
         z0, z1, z2 = self.twist(p)
-        return (sum(d * pi * pi for d, pi in zip(self.compliance, p, strict=True))
-                + z0 * z0 + z1 * z1 + z2 * z2)
+        if len(p) != len(self.compliance):
+            raise ValueError(f"expected {len(self.compliance)} impulses, got {len(p)}")
+        return sum(map(mul, map(mul, self.compliance, p), p)) + z0 * z0 + z1 * z1 + z2 * z2
 
     def residual(self, p: list[float]) -> list[float]:
         """``A P − rhs = D P + J Jᵀ P − rhs``: the velocity each row is left with after the
@@ -408,7 +409,7 @@ def _ratios(p: list[float], limit: list[float], k: int) -> list[float]:
     """|P_i| / limit_i per contact."""
     if k == 1:
         return [abs(x) / m for x, m in zip(p, limit, strict=True)]
-    return [math.hypot(p[2 * i], p[2 * i + 1]) / m for i, m in enumerate(limit)]
+    return list(map(truediv, map(math.hypot, p[0::2], p[1::2]), limit))
 
 
 def contact_impulses(system: ContactSystem, limit: list[float], k: int,

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from simserver.models.linear import AffineStep
+from simserver.models.linear import AffineStep, phis
 
 REL = 1e-12
 
@@ -198,3 +198,25 @@ def test_two_half_steps_equal_one_full_step(matrix):
     # 1e-12 relative to the largest component: rounding of two 4×4 affine maps.
     scale = max(abs(x) for x in once)
     assert max(abs(x - y) for x, y in zip(twice, once, strict=True)) <= REL * scale
+
+
+def _phi_reference(k: int, x: float) -> Decimal:
+    """φ_k(x) = Σ_j x^j/(j+k)! at 60 digits (enough terms for |x| ≤ 40)."""
+    with localcontext() as ctx:
+        ctx.prec = 60
+        dx, term, total = Decimal(x), Decimal(1) / math.factorial(k), Decimal(0)
+        for j in range(400):
+            total += term
+            term = term * dx / (j + k + 1)
+        return total
+
+
+@pytest.mark.parametrize("x", [0.0, 1e-12, -1e-12, 3e-6, -3e-6, -0.03, 0.2, -0.5, -0.999999,
+                               -1.0, -1.000001, 0.999999, 1.000001, -2.0, 2.5, -7.3, -19.0,
+                               -40.0])
+def test_phi_functions_match_their_series_at_60_digits(x):
+    """phis(x) = (eˣ, φ1..φ4) to 4e-15 relative on both sides of the switch at |x| = 1."""
+    for k, got in enumerate(phis(x)):
+        want = _phi_reference(k, x)
+        err = abs((Decimal(got) - want) / want)
+        assert err < Decimal("4e-15"), f"φ{k}({x}) relative error {err:.3g}"

@@ -652,3 +652,38 @@ def test_linear_motion_pyfrc_semantics():
     assert free.position == -6.0 and not free.at_lower
     free.reset()
     assert free.position == 0.0 and free.velocity == 0.0
+
+
+@pytest.mark.parametrize("alpha", [0.0, 1e-9, 0.4, 37.0, 450.0, 1e5])
+@pytest.mark.parametrize("h", [2.4e-4, 0.0031, 0.005])
+def test_arm_etd_coefficients_in_closed_form_match_the_augmented_exponential(alpha, h):
+    """An arm without inductance takes its ETDRK4 coefficients from closed forms of the φ
+    functions; they equal the definition (blocks of exp(W·h), W the augmented 6 × 6 matrix)
+    evaluated at 50 digits, to 1e-13 relative."""
+    from decimal import Decimal, localcontext
+
+    from simserver.models.mechanisms import _EtdCoeffs
+    from tests.models.test_linear import _decimal_expm
+
+    bf, bv = 1.0 / 0.37, 2.3 / 0.37
+    w = [[Decimal(0)] * 6 for _ in range(6)]
+    w[0][1], w[1][1], w[1][2], w[2][3], w[3][4], w[1][5] = (
+        Decimal(1), Decimal(-alpha), Decimal(bf), Decimal(1), Decimal(1), Decimal(bv))
+
+    def blocks(t: Decimal) -> np.ndarray:  # of Decimals: the combinations below cancel
+        return np.array(_decimal_expm([[v * t for v in r] for r in w]), dtype=object)
+
+    with localcontext() as ctx:
+        ctx.prec = 50
+        dh = Decimal(h)
+        x, x2 = blocks(dh), blocks(dh / 2)
+        p1, p2, p3 = x[:2, 2], x[:2, 3] / dh, x[:2, 4] / (dh * dh)
+        want = {"E": x[:2, :2], "E2": x2[:2, :2], "qF": x2[:2, 2], "qV": x2[:2, 5],
+                "a1": p1 - 3 * p2 + 4 * p3, "a2": 2 * (p2 - 2 * p3), "a3": 4 * p3 - p2,
+                "aV": x[:2, 5]}
+        want = {name: ref.astype(float) for name, ref in want.items()}
+    got = _EtdCoeffs.damped(alpha, bf, bv, h)
+    for name, ref in want.items():
+        value = np.array(getattr(got, name), dtype=float)
+        err = np.abs(value - ref).max() / np.abs(ref).max()
+        assert err < 1e-13, f"{name}: relative error {err:.3g}"

@@ -82,6 +82,8 @@ TRAVEL = 0.5  # of the smallest radius: the farthest a piece moves in a step tha
 FEW_CONTACTS = 24  # robot-piece candidates up to which they are solved in plain floats
 FEW_PAIRS = 64  # piece-piece pairs up to which they are solved in plain floats
 FEW_BOUNDS = 8  # pieces near walls or elements up to which they are solved in plain floats
+_TOUCHING = -(SLOP + 1e-9)  # m: overlap of a pair that may touch (a rounding's margin on
+# the kernels' test)
 
 
 class FlightModel(Protocol):
@@ -225,7 +227,7 @@ def _movable(a: list[int], b: list[int], over: list[float]) -> tuple[list[int], 
     impulses and corrections can move, in their order: the touching ones, and in turn those
     with a piece of a pair kept. The others cannot act (neither piece moves and they do not
     touch), so solving without them gives the same result."""
-    keep = [o > -(SLOP + 1e-9) for o in over]  # a rounding's margin on the kernels' test
+    keep = [o > _TOUCHING for o in over]
     if all(keep):
         return a, b
     moving = {p for k, t in enumerate(keep) if t for p in (a[k], b[k])}
@@ -808,22 +810,27 @@ class PieceField:
         """:meth:`_contacts` in plain floats, for a few (robot, piece) pairs; with the pieces
         ``lag`` s behind (see :meth:`_robots_later`)."""
         touched = np.zeros(len(robots), dtype=bool)
-        pose = poses
-        frames: dict[int, tuple[float, float, FloatOutline]] = {}
+        # Per robot: x, y, cos, sin of its heading, its outline and the outline's box.
+        frames: dict[int, tuple[float, float, float, float, FloatOutline,
+                                tuple[float, float, float, float]]] = {}
         hits = []
         at, radius, speed = self._p.item, self._radius_f, self._v.item
         for k, i in zip(ks.tolist(), idx.tolist(), strict=True):
+            frame = frames.get(k)
+            if frame is None:
+                x, y, heading = poses[k]
+                outline = _float_outline(robots[k].polygon)
+                frame = frames[k] = (x, y, math.cos(heading), math.sin(heading), outline,
+                                     outline[0])
+            x, y, c, s, outline, (x0, y0, x1, y1) = frame
             z, r = at(i), radius[i]
             if lag:
                 z += lag * speed(i)
-            px, py = z.real, z.imag
-            x, y, heading = pose[k]
-            if k not in frames:
-                frames[k] = (math.cos(heading), math.sin(heading),
-                             _float_outline(robots[k].polygon))
-            c, s, outline = frames[k]
-            dx, dy = px - x, py - y
-            found = circle_outline(dx * c + dy * s, dy * c - dx * s, r, outline)
+            dx, dy = z.real - x, z.imag - y
+            lx, ly = dx * c + dy * s, dy * c - dx * s
+            if lx + r < x0 or lx - r > x1 or ly + r < y0 or ly - r > y1:
+                continue  # clear of the outline's box: circle_outline's first test, inline
+            found = circle_outline(lx, ly, r, outline)
             if found is not None and found[0] > SLOP:
                 depth, lx, ly = found
                 hits.append((k, i, depth, lx * c - ly * s, lx * s + ly * c, dx, dy, r))

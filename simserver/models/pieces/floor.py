@@ -671,9 +671,8 @@ class PieceField:
         reach = np.array([robot.reach for robot in robots]) + extra
         centres = np.array([complex(x, y) for x, y, _ in poses])
         # Row-major, as nonzero() of the (R, N) mask, at a third of its cost.
-        flat = np.flatnonzero(np.abs(self._p - centres[:, None]) < reach[:, None])
-        ks = flat // self.size
-        idx = flat - ks * self.size
+        ks, idx = np.divmod(np.flatnonzero(np.abs(self._p - centres[:, None]) < reach[:, None]),
+                            self.size)
         if len(idx) and not self._all_loose():
             loose = (self.state[idx] == LOOSE).nonzero()[0]
             ks, idx = ks[loose], idx[loose]

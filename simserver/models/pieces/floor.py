@@ -39,7 +39,9 @@ Speed: a step's few contacts (robot–piece, piece–piece, walls and elements) 
 plain floats (:mod:`~simserver.models.pieces.few`, same arithmetic), numpy only above
 ``FEW_CONTACTS``, ``FEW_PAIRS`` and ``FEW_BOUNDS``; the plain-float pair kernels get only the
 pairs that can act (:func:`_movable`: the same result without the others); positions and
-velocities are also seen as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``).
+velocities are also seen as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``); with every
+piece of one type, a per-piece constant is one float (:meth:`PieceField._each`: the same
+arithmetic, a numpy call fewer).
 benchmarks/bench_pieces.py.
 
     field = PieceField([fuel], kind=[0, 0], positions=[(2.0, 4.0), (2.5, 4.0)],

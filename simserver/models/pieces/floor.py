@@ -84,8 +84,7 @@ TRAVEL = 0.5  # of the smallest radius: the farthest a piece moves in a step tha
 FEW_CONTACTS = 24  # robot-piece candidates up to which they are solved in plain floats
 FEW_PAIRS = 64  # piece-piece pairs up to which they are solved in plain floats
 FEW_BOUNDS = 8  # pieces near walls or elements up to which they are solved in plain floats
-_TOUCHING = -(SLOP + 1e-9)  # m: overlap of a pair that may touch (a rounding's margin on
-# the kernels' test)
+_TOUCHING = -(SLOP + 1e-9)  # m: least overlap of pairs that may touch (kernels' test + margin)
 
 
 class FlightModel(Protocol):

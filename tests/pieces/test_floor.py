@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import sys
 
@@ -602,3 +603,54 @@ def test_robots_meet_loose_pieces_only_after_one_was_taken_or_launched(robots: i
     f.release(0, (2.3, 2.0, BALL.height / 2), (0.0, 0.0, 0.0))  # put down against the bumper
     assert f.step(H, rbs)[1][0]
     assert f.vel[0, 0] > 0.0
+
+
+@pytest.mark.parametrize("max_lag", [0.0, TICK])
+def test_one_piece_type_steps_exactly_as_two_alike_types(max_lag: float) -> None:
+    """With every piece of one type the field uses each per-piece constant as one float; two
+    robots driving and turning through a pile of balls that hit each other, a wall and an
+    element give the same arrays, bit for bit and step by step, as the same balls split over
+    two identical types (the per-piece arrays)."""
+    hub = Obstacle("hub", ((6.0, 3.0), (6.6, 3.0), (6.6, 3.6), (6.0, 3.6)), 1.0)
+    pts = [(4.4 + 0.17 * (k % 8), 0.3 + 0.16 * (k // 8)) for k in range(48)]
+    twin = dataclasses.replace(BALL, name="twin")
+
+    def run(types: list[PieceType]) -> list[np.ndarray]:
+        f = PieceField(types, [k % len(types) for k in range(len(pts))], pts, FIELD,
+                       obstacles=[hub], max_lag=max_lag)
+        rbs = [robot(3.6, 1.0, 0.2, 2.5, 0.4, 0.6), robot(7.4, 0.9, 3.0, -2.0, 0.3, -0.4)]
+        out = []
+        for _ in range(300):
+            for rb in rbs:
+                b = rb.rigid
+                b.x += b.vx * H
+                b.y += b.vy * H
+                b.heading += b.omega * H
+            f.step(H, rbs)
+            f.sync()
+            out.append(np.concatenate([f.pos.ravel(), f.vel.ravel(), f.awake,
+                                       *([b.x, b.y, b.heading, b.vx, b.vy, b.omega]
+                                         for b in (rb.rigid for rb in rbs))]))
+        return out
+
+    one, two = run([BALL]), run([BALL, twin])
+    assert np.abs(one[-1][:144] - one[0][:144]).max() > 0.5  # the balls moved
+    for a, b in zip(one, two, strict=True):
+        assert np.array_equal(a, b)
+
+
+def test_robots_find_nearby_pieces_robot_by_robot_in_piece_order() -> None:
+    """The (robot, piece) pairs within reach of several robots come robot by robot, each
+    robot's pieces in ascending order (the order its contacts are summed in)."""
+    rng = np.random.default_rng(7)
+    pts = [tuple(p) for p in rng.uniform((0.5, 0.5), (5.0, 4.0), (300, 2))]
+    f = field_of([BALL], [0] * len(pts), pts)
+    rbs = [robot(3.0, 2.0, 0.0, 0, 0, 0), robot(1.5, 1.5, 0.0, 0, 0, 0),
+           robot(3.4, 2.3, 0.0, 0, 0, 0), robot(12.0, 6.0, 0.0, 0, 0, 0)]
+    poses = [rb.pose for rb in rbs]
+    ks, idx = f._within(poses, 0.1, rbs)
+    centres = np.array([complex(x, y) for x, y, _ in poses])
+    reach = np.array([rb.reach for rb in rbs]) + 0.1
+    want_ks, want_idx = (np.abs(f._p - centres[:, None]) < reach[:, None]).nonzero()
+    assert len(idx) > 20 and set(ks.tolist()) == {0, 1, 2}
+    assert np.array_equal(ks, want_ks) and np.array_equal(idx, want_idx)

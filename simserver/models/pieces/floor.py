@@ -39,7 +39,9 @@ Speed: a step's few contacts (robot–piece, piece–piece, walls and elements) 
 plain floats (:mod:`~simserver.models.pieces.few`, same arithmetic), numpy only above
 ``FEW_CONTACTS``, ``FEW_PAIRS`` and ``FEW_BOUNDS``; the plain-float pair kernels get only the
 pairs that can act (:func:`_movable`: the same result without the others); positions and
-velocities are also seen as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``).
+velocities are also seen as x + iy (``_p``, ``_v``: views of ``pos`` and ``vel``); with every
+piece of one type, a per-piece constant is one float (:meth:`PieceField._each`: the same
+arithmetic, a numpy call fewer).
 benchmarks/bench_pieces.py.
 
     field = PieceField([fuel], kind=[0, 0], positions=[(2.0, 4.0), (2.5, 4.0)],
@@ -82,6 +84,7 @@ TRAVEL = 0.5  # of the smallest radius: the farthest a piece moves in a step tha
 FEW_CONTACTS = 24  # robot-piece candidates up to which they are solved in plain floats
 FEW_PAIRS = 64  # piece-piece pairs up to which they are solved in plain floats
 FEW_BOUNDS = 8  # pieces near walls or elements up to which they are solved in plain floats
+_TOUCHING = -(SLOP + 1e-9)  # m: least overlap of pairs that may touch (kernels' test + margin)
 
 
 class FlightModel(Protocol):
@@ -225,7 +228,7 @@ def _movable(a: list[int], b: list[int], over: list[float]) -> tuple[list[int], 
     impulses and corrections can move, in their order: the touching ones, and in turn those
     with a piece of a pair kept. The others cannot act (neither piece moves and they do not
     touch), so solving without them gives the same result."""
-    keep = [o > -(SLOP + 1e-9) for o in over]  # a rounding's margin on the kernels' test
+    keep = [o > _TOUCHING for o in over]
     if all(keep):
         return a, b
     moving = {p for k, t in enumerate(keep) if t for p in (a[k], b[k])}
@@ -325,6 +328,8 @@ class PieceField:
         # The same per piece as Python floats, for the plain-float paths.
         self._inv_mass_f, self._radius_f = self.inv_mass.tolist(), self.radius.tolist()
         self._restitution_f = self.restitution.tolist()
+        # Every piece of one type: its per-piece values are one float (see _each).
+        self._one_type = bool(n) and bool((self.kind == self.kind[0]).all())
         self.rest_z = self.height / 2.0
         self._rmax = float(self.radius.max()) if n else 0.0
         self._travel = TRAVEL * float(self.radius.min()) if n else 0.0
@@ -388,7 +393,8 @@ class PieceField:
         self._fastest = math.inf  # m/s: the fastest awake piece after the last settle
         self._occupancy: np.ndarray | None = None  # see _occupied
         # The Verlet list: pairs (a, b), their reach, the loose pieces, where they were then.
-        self._list: tuple[np.ndarray, ...] | None = None
+        self._list: tuple[np.ndarray, np.ndarray, np.ndarray | float, np.ndarray,
+                          np.ndarray] | None = None
         self._every_loose: bool | None = None  # see _all_loose
         self._flying = 0
 
@@ -558,12 +564,17 @@ class PieceField:
             moving = (speed > 0.0) | self._touched[idx]
             self.awake[idx] = moving
             self._stirred = bool(np.count_nonzero(moving))
-            self._fastest = float(speed.max(initial=0.0))
+            self._fastest = float(np.maximum.reduce(speed, initial=0.0))
             self._touched.fill(False)
             self._occupancy = None
         else:
             self._stirred = False
             self._fastest = 0.0
+
+    def _each(self, values: np.ndarray, idx: np.ndarray) -> np.ndarray | float:
+        """``values[idx]`` of a per-piece array (N,), or its one value when every piece is of
+        one type: the same arithmetic where it broadcasts, one numpy call fewer."""
+        return values.item(0) if self._one_type else values[idx]
 
     def _fly(self, dt: float) -> Scored:
         """Pieces in flight; landed ones become loose, those out of the field gone."""
@@ -603,12 +614,19 @@ class PieceField:
         """Loose pieces ``idx`` decelerate on the carpet, exactly over ``dt`` (never reverse)."""
         v = self._v[idx]
         speed = np.abs(v)
-        after = np.maximum(speed - self.decel[idx] * dt, 0.0)
-        inv = 1.0 / np.maximum(speed, 1e-300)
-        # Travel over speed: the trapezoid's, or v/2a when the piece stops within the step.
-        self._p[idx] += v * np.where(after > 0.0, (0.5 * dt) * (1.0 + after * inv),
-                                     speed * self._half_inv_decel[idx])
-        self._v[idx] = v * (after * inv)
+        after = speed - self._each(self.decel, idx) * dt
+        np.maximum(after, 0.0, out=after)
+        ratio = np.maximum(speed, 1e-300)
+        np.divide(1.0, ratio, out=ratio)
+        ratio *= after  # the speed's ratio over the step
+        travel = 1.0 + ratio
+        travel *= 0.5 * dt  # travel over speed: the trapezoid's, or v/2a when it stops
+        if np.count_nonzero(after) < len(after):
+            travel = np.where(after > 0.0, travel,
+                              speed * self._each(self._half_inv_decel, idx))
+        self._p[idx] += v * travel
+        v *= ratio
+        self._v[idx] = v
 
     def _robots(self, robots: Sequence[Robot]) -> np.ndarray:
         """Contacts of each robot's outline with the loose pieces near it."""
@@ -653,7 +671,9 @@ class PieceField:
             return np.zeros(len(idx), dtype=np.int64), idx
         reach = np.array([robot.reach for robot in robots]) + extra
         centres = np.array([complex(x, y) for x, y, _ in poses])
-        ks, idx = (np.abs(self._p - centres[:, None]) < reach[:, None]).nonzero()
+        # Row-major, as nonzero() of the (R, N) mask, at a third of its cost.
+        ks, idx = np.divmod(np.flatnonzero(np.abs(self._p - centres[:, None]) < reach[:, None]),
+                            self.size)
         if len(idx) and not self._all_loose():
             loose = (self.state[idx] == LOOSE).nonzero()[0]
             ks, idx = ks[loose], idx[loose]
@@ -790,22 +810,27 @@ class PieceField:
         """:meth:`_contacts` in plain floats, for a few (robot, piece) pairs; with the pieces
         ``lag`` s behind (see :meth:`_robots_later`)."""
         touched = np.zeros(len(robots), dtype=bool)
-        pose = poses
-        frames: dict[int, tuple[float, float, FloatOutline]] = {}
+        # Per robot: x, y, cos, sin of its heading, its outline and the outline's box.
+        frames: dict[int, tuple[float, float, float, float, FloatOutline,
+                                tuple[float, float, float, float]]] = {}
         hits = []
         at, radius, speed = self._p.item, self._radius_f, self._v.item
         for k, i in zip(ks.tolist(), idx.tolist(), strict=True):
+            frame = frames.get(k)
+            if frame is None:
+                x, y, heading = poses[k]
+                outline = _float_outline(robots[k].polygon)
+                frame = frames[k] = (x, y, math.cos(heading), math.sin(heading), outline,
+                                     outline[0])
+            x, y, c, s, outline, (x0, y0, x1, y1) = frame
             z, r = at(i), radius[i]
             if lag:
                 z += lag * speed(i)
-            px, py = z.real, z.imag
-            x, y, heading = pose[k]
-            if k not in frames:
-                frames[k] = (math.cos(heading), math.sin(heading),
-                             _float_outline(robots[k].polygon))
-            c, s, outline = frames[k]
-            dx, dy = px - x, py - y
-            found = circle_outline(dx * c + dy * s, dy * c - dx * s, r, outline)
+            dx, dy = z.real - x, z.imag - y
+            lx, ly = dx * c + dy * s, dy * c - dx * s
+            if lx + r < x0 or lx - r > x1 or ly + r < y0 or ly - r > y1:
+                continue  # clear of the outline's box: circle_outline's first test, inline
+            found = circle_outline(lx, ly, r, outline)
             if found is not None and found[0] > SLOP:
                 depth, lx, ly = found
                 hits.append((k, i, depth, lx * c - ly * s, lx * s + ly * c, dx, dy, r))
@@ -883,7 +908,8 @@ class PieceField:
         act = (awake_a | awake_b).nonzero()[0]
         if not len(act):
             return
-        pa, pb, reach_act = a[act], b[act], reach[act]
+        pa, pb = a[act], b[act]
+        reach_act = reach if isinstance(reach, float) else reach[act]
         gap = np.abs(self._p[pb] - self._p[pa])
         touching = gap < reach_act + SLOP
         if not np.count_nonzero(touching):
@@ -895,13 +921,14 @@ class PieceField:
             ring[np.where(awake_a[pressed], b[pressed], a[pressed])] = True
             more = ((ring[a] & ~awake_b) | (ring[b] & ~awake_a)).nonzero()[0]
             pa, pb = np.concatenate((pa, a[more])), np.concatenate((pb, b[more]))
-            reach_act = np.concatenate((reach_act, reach[more]))
+            if not isinstance(reach, float):
+                reach_act = np.concatenate((reach_act, reach[more]))
             gap = np.concatenate((gap, np.abs(self._p[b[more]] - self._p[a[more]])))
         a, b, reach = pa, pb, reach_act
         # The pairs this step acts on: those touching, and those the corrections may push
         # together (a piece moves about as far as the deepest overlap).
         over = reach - gap
-        near = (over > -(SLOP + 2.0 * max(float(over.max()), 0.0))).nonzero()[0]
+        near = (over > -(SLOP + 2.0 * max(float(np.maximum.reduce(over)), 0.0))).nonzero()[0]
         if len(near) <= FEW_PAIRS:
             self._pairs_few(*_movable(a[near].tolist(), b[near].tolist(),
                                       over[near].tolist()))
@@ -946,19 +973,20 @@ class PieceField:
             self._v[piece] = complex(*vel[i])
             awake[piece] = touched[piece] = True
 
-    def _candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _candidates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray | float]:
         """Pairs (a, b) of loose pieces closer than their radii plus ``SKIN`` and their
-        radii's sum (m), kept (a Verlet list) until a loose piece has moved ``SKIN``/2 since,
-        or pieces came or left the carpet."""
+        radii's sum (m; one float when every piece is of one type), kept (a Verlet list)
+        until a loose piece has moved ``SKIN``/2 since, or pieces came or left the carpet."""
         built = self._list
         if built is not None:
             a, b, reach, members, at = built
             now = self._p if len(members) == self.size else self._p[members]
-            if float(np.abs(now - at).max(initial=0.0)) * 2.0 < SKIN:
+            if float(np.maximum.reduce(np.abs(now - at), initial=0.0)) * 2.0 < SKIN:
                 return a, b, reach
         loose = (self.state == LOOSE).nonzero()[0]
         a, b = self._all_pairs(loose)
-        reach = self.radius[a] + self.radius[b]
+        reach = 2.0 * self.radius.item(0) if self._one_type \
+            else self.radius[a] + self.radius[b]
         self._list = (a, b, reach, loose, self._p[loose])
         return a, b, reach
 
@@ -990,8 +1018,9 @@ class PieceField:
         ends = np.cumsum(counts)
         b = members[np.repeat(starts - (ends - counts), counts) + np.arange(int(ends[-1]))]
         a = np.repeat(np.concatenate((members, members)), counts)
-        close = (np.abs(self._p[b] - self._p[a])
-                 < self.radius[a] + self.radius[b] + SKIN).nonzero()[0]
+        reach = 2.0 * self.radius.item(0) if self._one_type \
+            else self.radius[a] + self.radius[b]
+        close = (np.abs(self._p[b] - self._p[a]) < reach + SKIN).nonzero()[0]
         return a[close], b[close]
 
     def _near(self, active: np.ndarray, loose: np.ndarray,
@@ -1089,13 +1118,9 @@ class PieceField:
         """Walls and field elements against pieces ``idx``: pushed out, bounced."""
         raster = self._edge_cells
         z = self._p[idx] * (1.0 / _EDGE_CELL)
-        ix, iy = z.real.astype(np.intp), z.imag.astype(np.intp)
-        cols, rows = raster.shape
-        np.maximum(np.minimum(ix, cols - 1, out=ix), 0, out=ix)
-        np.maximum(np.minimum(iy, rows - 1, out=iy), 0, out=iy)
-        ix *= rows
-        ix += iy
-        codes = raster.ravel().take(ix)
+        cells = np.ravel_multi_index((z.real.astype(np.intp), z.imag.astype(np.intp)),
+                                     raster.shape, mode="clip")  # outside: the edge's cell
+        codes = raster.ravel().take(cells)
         near = codes.nonzero()[0]
         if not len(near):
             return

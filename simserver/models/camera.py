@@ -925,20 +925,21 @@ class Camera:
                   out=proj[:6].reshape(6, -1))
         z = pc[2]
         np.divide(proj[:4], np.maximum(z, MIN_DEPTH), out=proj[6:])  # behind: masked below
-        cand = z.min(0) > MIN_DEPTH
+        cand = np.minimum.reduce(z, 0) > MIN_DEPTH
         if spec.max_range < math.inf:
-            cand &= (pc[:3, 4] * pc[:3, 4]).sum(0) <= spec.max_range ** 2
+            cand &= np.add.reduce(pc[:3, 4] * pc[:3, 4], 0) <= spec.max_range ** 2
         if self._distorted:
             # Beyond twice the image's pinhole extent the distortion polynomial folds over.
-            cand &= (np.abs(uv * focal) <= 4.0 * half).reshape(10, k).all(0)
+            cand &= np.logical_and.reduce((np.abs(uv * focal) <= 4.0 * half).reshape(10, k), 0)
             np.multiply(self._distort(uv), focal, out=pix)
             pix += self._principal_c
-        cand &= (np.abs(pix[:, :4] - half) <= self._reach_c).reshape(8, k).all(0)
+        cand &= np.logical_and.reduce((np.abs(pix[:, :4] - half) <= self._reach_c)
+                                      .reshape(8, k), 0)
         visible = cand.nonzero()[0]
         if len(visible) and self._occluders.count:
             hidden = self._occluders.blocked(eye[:3], self._points.take(idx[visible], 0)
                                              .reshape(-1, 3))
-            visible = visible[~hidden.reshape(-1, 5).any(1)]
+            visible = visible[~np.logical_or.reduce(hidden.reshape(-1, 5), 1)]
         if len(visible) == 0:
             return (), None, ()
         if len(visible) < k:
@@ -953,7 +954,7 @@ class Camera:
         diag = corners[:, 2:] - corners[:, :2]  # a quadrilateral's area: half the diagonals'
         cross = diag[0] * diag[1, ::-1]  # (x₀·y₁, x₁·y₀) of the two diagonals
         area = np.abs(cross[0] - cross[1]) * self._area_scale
-        keep = (np.abs(corners - half) <= half).reshape(8, -1).all(0)
+        keep = np.logical_and.reduce((np.abs(corners - half) <= half).reshape(8, -1), 0)
         if spec.min_area > 0:
             keep &= area >= spec.min_area
         if not keep.all():
@@ -980,7 +981,7 @@ class Camera:
             obs = corners - self._principal_c
         obs = obs.transpose(2, 1, 0)  # (m, 4, 2): tag, corner, (u, v)
         centre = pc[:, 4]  # (x, y, z, 0) per tag
-        ray = (centre / np.sqrt((centre * centre).sum(0))).T
+        ray = (centre / np.sqrt(np.add.reduce(centre * centre, 0))).T
         tag_rot = rot_a @ self._tag_rot_h.take(idx, 0)  # tag -> optical; times diag(-1, 1, 1, 1)
         flip = tag_rot[:, :, 4:]
         rot, trans, sq, depth = _refine(

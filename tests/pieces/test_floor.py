@@ -117,6 +117,16 @@ def robot(x: float, y: float, heading: float, vx: float, vy: float, omega: float
                      math.hypot(length, width) / 2)
 
 
+def move(rbs: list[RobotBody]) -> None:
+    """Move each robot along its own velocity for one substep H (the pieces' step then meets
+    them there)."""
+    for rb in rbs:
+        b = rb.rigid
+        b.x += b.vx * H
+        b.y += b.vy * H
+        b.heading += b.omega * H
+
+
 def momenta(f: PieceField, rbs: list[RobotBody], vel: np.ndarray | None = None,
             robot_vel: list[tuple[float, float, float]] | None = None
             ) -> tuple[np.ndarray, float]:
@@ -150,10 +160,8 @@ def test_robot_piece_contacts_conserve_linear_and_angular_momentum() -> None:
     lin0, _ = momenta(f, [rb])
     hits = 0
     for _ in range(200):
+        move([rb])
         b = rb.rigid
-        b.x += b.vx * H
-        b.y += b.vy * H
-        b.heading += b.omega * H
         vel, robot_vel = f.vel.copy(), [(b.vx, b.vy, b.omega)]
         _, touched = f.step(H, [rb])
         p = f.pos[:, :2]
@@ -287,10 +295,7 @@ def test_same_inputs_same_arrays() -> None:
         f = PieceField([BALL, RING], [i % 2 for i in range(150)], pts, FIELD)
         rb = robot(3.0, 3.5, 0.2, 1.8, 0.3, 0.5)
         for i in range(500):
-            b = rb.rigid
-            b.x += b.vx * H
-            b.y += b.vy * H
-            b.heading += b.omega * H
+            move([rb])
             if i == 100:
                 push(f, 3, -2.0, 1.0)
             f.step(H, [rb])
@@ -353,11 +358,7 @@ def test_two_robots_squeezing_pieces_conserve_momentum() -> None:
     lin0, _ = momenta(f, rbs)
     both = checked = 0
     for _ in range(120):
-        for rb in rbs:
-            b = rb.rigid
-            b.x += b.vx * H
-            b.y += b.vy * H
-            b.heading += b.omega * H
+        move(rbs)
         vel = f.vel.copy()
         robot_vel = [(rb.rigid.vx, rb.rigid.vy, rb.rigid.omega) for rb in rbs]
         pair_gaps = np.hypot(*(f.pos[:, None, :2] - f.pos[None, :, :2]).T) + 9 * np.eye(3)
@@ -383,11 +384,7 @@ def drive(f: PieceField, rbs: list[RobotBody], steps: int) -> float:
     overlap seen at the end of any tick (where a lagging carpet is current), m."""
     worst = 0.0
     for i in range(steps):
-        for rb in rbs:
-            b = rb.rigid
-            b.x += b.vx * H
-            b.y += b.vy * H
-            b.heading += b.omega * H
+        move(rbs)
         f.step(H, rbs)
         if i % 2 == 1:
             f.sync()
@@ -522,10 +519,8 @@ def test_few_contacts_in_plain_floats_match_the_array_path(
         rb = robot(3.8, 1.0, 0.2, 2.5, 0.4, 0.6)
         out = []
         for _ in range(200):
+            move([rb])
             b = rb.rigid
-            b.x += b.vx * H
-            b.y += b.vy * H
-            b.heading += b.omega * H
             f.step(H, [rb])
             out.append(np.concatenate([f.pos.ravel(), f.vel.ravel(),
                                        [b.x, b.y, b.heading, b.vx, b.vy, b.omega]]))
@@ -564,10 +559,8 @@ def test_pairs_that_cannot_act_are_left_out_without_changing_anything(
         rb = robot(3.0, 2.3, 0.0, 3.0, 0.2, 0.3)
         out = []
         for i in range(240):
+            move([rb])
             b = rb.rigid
-            b.x += b.vx * H
-            b.y += b.vy * H
-            b.heading += b.omega * H
             f.step(H, [rb])
             if i % 2:
                 f.sync()
@@ -621,11 +614,7 @@ def test_one_piece_type_steps_exactly_as_two_alike_types(max_lag: float) -> None
         rbs = [robot(3.6, 1.0, 0.2, 2.5, 0.4, 0.6), robot(7.4, 0.9, 3.0, -2.0, 0.3, -0.4)]
         out = []
         for _ in range(300):
-            for rb in rbs:
-                b = rb.rigid
-                b.x += b.vx * H
-                b.y += b.vy * H
-                b.heading += b.omega * H
+            move(rbs)
             f.step(H, rbs)
             f.sync()
             out.append(np.concatenate([f.pos.ravel(), f.vel.ravel(), f.awake,

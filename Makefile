@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: help demo test docker-test lint lint-workflows typecheck bench soak docs docs-check traces clean
+.PHONY: help demo test docker-test lint lint-workflows typecheck compiled bench soak docs docs-check traces clean
 
 help:  ## List targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-11s %s\n", $$1, $$2}'
@@ -47,7 +47,10 @@ lint-workflows: $(STAMP)  ## GitHub workflows (ours and the recipe for teams): s
 typecheck: $(STAMP)  ## mypy on simserver/
 	$(BIN)/mypy
 
-bench: $(STAMP)  ## Print speed and latency figures next to references measured in the same run
+compiled: $(STAMP)  ## Build a copy of simserver with its hot modules compiled (mypyc) in build/compiled
+	$(BIN)/python tools/compile.py --out build/compiled
+
+bench: compiled  ## Print speed and latency figures next to references measured in the same run
 	$(BIN)/python benchmarks/run_all.py --output benchmarks/RESULTS.md
 
 soak: $(STAMP)  ## Run in real time for an hour (SIMSERVER_SOAK_SECONDS): clock drift, memory growth

@@ -52,6 +52,11 @@ def machine_info() -> dict[str, str | int]:
         wpilib_version = version("wpilib")
     except Exception:  # pragma: no cover - wpilib missing or unreadable metadata
         wpilib_version = "?"
+    from simserver.compiled import MODULES, compiled
+
+    done = len(compiled())
+    build = ("interpreted" if done == 0 else
+             f"{done} of {len(MODULES)} hot modules compiled (mypyc, `make compiled`)")
     return {
         "cpu": cpu_model(),
         "cores": usable_cores(),
@@ -60,6 +65,7 @@ def machine_info() -> dict[str, str | int]:
         "platform": platform.platform(terse=True),
         "wpilib": wpilib_version,
         "date": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
+        "simserver": build,
     }
 
 
@@ -69,7 +75,7 @@ def machine_line(info: dict[str, str | int]) -> str:
     if info["logical_cpus"] != info["cores"]:
         cores += f" of {info['logical_cpus']}"
     return (f"{info['cpu']}, {cores}, {info['python']}, {info['platform']}, "
-            f"wpilib {info['wpilib']}, {info['date']}")
+            f"wpilib {info['wpilib']}, simserver {info.get('simserver', '?')}, {info['date']}")
 
 
 def bundled_script(cfg: Config, name: str = S_CURVE) -> Script:

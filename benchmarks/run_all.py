@@ -31,6 +31,7 @@ from pathlib import Path
 try:
     from benchmarks import (
         bench_pieces,
+        compiled,
         disconnect,
         heartbeat,
         inputs_memory,
@@ -49,6 +50,7 @@ try:
     from benchmarks._common import machine_info, machine_line
 except ImportError:  # run as a script: benchmarks/ itself is on sys.path
     import bench_pieces  # type: ignore
+    import compiled  # type: ignore
     import disconnect  # type: ignore
     import heartbeat  # type: ignore
     import inputs_memory  # type: ignore
@@ -82,7 +84,7 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
                     mem: dict | None = None, gone: dict | None = None,
                     inp: dict | None = None, pie: dict | None = None,
                     shown: dict | None = None, swp: dict | None = None,
-                    beat: dict | None = None) -> str:
+                    beat: dict | None = None, fast: dict | None = None) -> str:
     """The whole report: heading, machine, how to reproduce, every section measured."""
     lines = [
         "# simserver benchmark figures",
@@ -104,6 +106,8 @@ def markdown_report(thr: dict, lat: dict, quick: bool, elapsed: float,
         lines += [worlds.format_markdown(wor).rstrip(), ""]
     if pie is not None:
         lines += [bench_pieces.format_markdown(pie).rstrip(), ""]
+    if fast is not None:
+        lines += [compiled.format_markdown(fast).rstrip(), ""]
     if mech is not None:
         lines += ["## Mechanisms", "", mechanisms.format_markdown(mech).rstrip(), ""]
     if shown is not None:
@@ -157,6 +161,14 @@ def main(argv: list[str] | None = None) -> int:
     pie = bench_pieces.measure_pieces(p["pieces"], int(p["worlds_repeats"]))
     print(bench_pieces.format_table(pie), flush=True)
     print(flush=True)
+    fast = None
+    try:
+        fast = compiled.measure_compiled(p["pieces"], int(p["worlds_repeats"]))
+    except FileNotFoundError as exc:
+        print(f"Compiled build: left out, {exc}.", flush=True)
+    else:
+        print(compiled.format_table(fast), flush=True)
+    print(flush=True)
     mech = mechanisms.measure_mechanisms(p["mechanisms"], int(p["repeats"]))
     print(mechanisms.format_table(mech), flush=True)
     print(flush=True)
@@ -209,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         args.output.parent.mkdir(parents=True, exist_ok=True)
         args.output.write_text(markdown_report(thr, lat, args.quick, elapsed, pace, lock, vis,
                                                wor, mech, rlat, mem, gone, inp, pie, shown,
-                                               swp, beat),
+                                               swp, beat, fast),
                                 encoding="utf-8")
         print(f"Markdown written to {args.output}")
     return 0

@@ -423,7 +423,7 @@ def _gauss_seidel(rows: Sequence[_Row], v: Velocities, m: _Masses, friction: flo
         if friction > 0.0:
             v, change = _friction_sweep(rows, v, pn, pt, kt, m, friction, change)
         v, change = _normal_sweep(rows, v, pn, kn, pair, m, change)
-        if exact or change <= CONVERGED * (sum(pn) + sum(map(abs, pt))):
+        if exact or change <= CONVERGED * (sum(pn, 0.0) + sum(map(abs, pt), 0.0)):
             break
     return v, pn
 

@@ -349,8 +349,8 @@ class SwerveDrive(PlanarChassis):
             raise ValueError(f"expected {n} coast flags per motor group")
         coast = None
         if drive_coast is not None or steer_coast is not None:
-            coast = [*([False] * n if drive_coast is None else drive_coast),
-                     *([False] * n if steer_coast is None else steer_coast)]
+            coast = [*([False] * n if drive_coast is None else map(bool, drive_coast)),
+                     *([False] * n if steer_coast is None else map(bool, steer_coast))]
         self.step_groups(h, [*map(float, drive_volts), *map(float, steer_volts)], coast)
 
     def step_groups(self, h: float, volts: Sequence[float],

@@ -4,7 +4,8 @@ What is measured
     Simulated seconds per wall second of the three worlds whose goals the interpreted build
     misses (issues 21 and 22): the full robot (swerve + elevator + arm + camera, pushing into
     the elements; benchmarks/worlds.py), one swerve driving through 400 balls and six robots
-    among 400 balls (benchmarks/bench_pieces.py). Each runs in a fresh ``python -P`` process
+    among 400 balls, each of these two next to the same world without pieces
+    (benchmarks/bench_pieces.py). Each runs in a fresh ``python -P`` process
     with the checkout's plain-Python simserver, and with the compiled copy
     (simserver/compiled.py's modules through mypyc: tools/compile.py, ``make compiled``)
     first on the import path; the process checks which it got.
@@ -38,11 +39,14 @@ except ImportError:  # run as a script: benchmarks/ itself is on sys.path
 
 REPO = Path(__file__).resolve().parents[1]
 
-#: (key, label, goal × real time) of each world measured.
+#: (key, label, goal × real time or None) of each world measured; "-ref": the same world
+#: without its pieces (bench_pieces' reference).
 CASES = (
     ("full", "full robot (swerve + elevator + arm + camera), pushing", 50.0),
     ("one", "swerve + battery driving PATH through 400 loose balls", 50.0),
+    ("one-ref", "reference: the same swerve World without pieces", None),
     ("six", "six robots (2 kitbot, 2 mecanum, 2 swerve), match, 400 balls", 20.0),
+    ("six-ref", "reference: the same six without pieces", None),
 )
 
 _TIMED = """
@@ -50,8 +54,9 @@ import gc, json, sys
 import simserver.compiled as c
 from benchmarks import bench_pieces, worlds
 which, ticks, repeats = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-case = (worlds.world_case("full", worlds.full_robot_text()) if which == "full"
-        else bench_pieces.build_cases()[which][0])
+name, _, ref = which.partition("-")
+case = (worlds.world_case("full", worlds.full_robot_text()) if name == "full"
+        else bench_pieces.build_cases()[name][1 if ref else 0])
 case.run(200)
 gc.collect()
 walls = [case.run(ticks) for _ in range(repeats)]
@@ -96,10 +101,11 @@ def _rows(r: dict) -> list[list[str]]:
 
     rows = []
     for c in r["cases"].values():
+        goal = ("" if c["goal"] is None else
+                f"≥ {c['goal']:g}×: interpreted {met(c['interpreted'], c['goal'])}, "
+                f"compiled {met(c['compiled'], c['goal'])}")
         rows.append([c["label"], f"{c['interpreted']:.1f}×", f"{c['compiled']:.1f}×",
-                     f"{c['compiled'] / c['interpreted']:.2f}×",
-                     f"≥ {c['goal']:g}×: interpreted {met(c['interpreted'], c['goal'])}, "
-                     f"compiled {met(c['compiled'], c['goal'])}"])
+                     f"{c['compiled'] / c['interpreted']:.2f}×", goal])
     return rows
 
 

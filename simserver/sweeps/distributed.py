@@ -107,11 +107,17 @@ def _check_listening(address: str) -> None:
                                  "the cluster's head there with `ray start --head`") from None
 
 
+def cluster_address(where: Where) -> str | None:
+    """The Ray cluster the runs go to (``--address``, else RAY_ADDRESS); None for a local
+    instance of the sweep's own."""
+    return where.address or os.environ.get("RAY_ADDRESS") or None
+
+
 def start(sweep: Sweep, where: Where) -> tuple[str, int]:
     """Start or join Ray; returns (how the task finds the sweep file: its absolute path, or
     its name in the shipped working directory on a cluster, the number of CPUs)."""
     ray = _ray()
-    address = where.address or os.environ.get("RAY_ADDRESS") or None
+    address = cluster_address(where)
     if address is None:
         # "local": a new instance of our own, even where a cluster was started on this machine.
         ray.init(address="local", num_cpus=where.workers or os.cpu_count() or 1,
@@ -208,8 +214,13 @@ def run_all(sweep: Sweep, indices: Sequence[int], where: Where,
                                          "started; its worker was stopped", sweep=sweep))
     except KeyboardInterrupt:
         outcome.interrupted = True
-        for ref in flight:
-            ray.cancel(ref, force=True)
+        # A local instance ends its workers as it stops. Cancelling them first races with
+        # runs that are just ending: Ray 2.60's driver then fails an internal check and dies
+        # ("Tried to complete task that was not pending", ray-project/ray#54798), taking
+        # the records with it. A cluster outlives the sweep: its runs must be cancelled.
+        if cluster_address(where) is not None:
+            for ref in flight:
+                ray.cancel(ref, force=True)
     finally:
         stop()
     return outcome

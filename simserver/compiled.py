@@ -1,11 +1,11 @@
 """The modules the release wheels compile with mypyc, and whether this copy of them is.
 
-The pure-float hot spots (tire contacts, the swerve and mecanum steps, polygon collisions, the
-game pieces' pair solver, the linear-system closed forms) compile unchanged with mypyc, the
-mypy project's compiler of type-annotated Python: the same IEEE double arithmetic and math
-library in C (floating-point contraction off), bit for bit the interpreted results
-(tests/test_compiled.py), in about three quarters of the time for a whole world
-(benchmarks/RESULTS.md). The source stays plain Python: a checkout runs it as it is; wheels
+The pure-float hot spots (tire contacts, the swerve, tank-traction and mecanum steps, polygon
+collisions, the game pieces' pair solver, the linear-system closed forms) compile unchanged
+with mypyc, the mypy project's compiler of type-annotated Python: the same IEEE double
+arithmetic and math library in C (floating-point contraction off), bit for bit the
+interpreted results (tests/test_compiled.py), in about three quarters of the time for a whole
+world (benchmarks/RESULTS.md). The source stays plain Python: a checkout runs it as it is; wheels
 are compiled when built with ``SIMSERVER_COMPILE=1`` (setup.py; the release does), and
 ``make compiled`` builds a compiled copy of the package in build/compiled for the benchmarks.
 """
@@ -19,6 +19,7 @@ import importlib.machinery
 MODULES = (
     "simserver/models/tires.py",
     "simserver/models/swerve.py",
+    "simserver/models/tank_traction.py",
     "simserver/models/mecanum.py",
     "simserver/models/collision.py",
     "simserver/models/linear.py",

@@ -456,12 +456,13 @@ def _solve_free(a: Matrix, rhs: tuple[float, ...], p: list[float], free: list[in
     m = [[a[j][i] for i in free] + [bj] for j, bj in zip(free, b, strict=True)]
     for col in range(k):  # SPD: no pivoting needed
         piv = m[col][col]
-        for r in range(col + 1, k):
-            f = m[r][col] / piv
+        for below in range(col + 1, k):
+            f = m[below][col] / piv
             if f:
-                m[r] = [x - f * y for x, y in zip(m[r], m[col], strict=True)]
-    x = [0.0] * k
-    for r in range(k - 1, -1, -1):
-        x[r] = (m[r][k] - sum(m[r][i] * x[i] for i in range(r + 1, k))) / m[r][r]
-    for j, v in zip(free, x, strict=True):
+                m[below] = [u - f * w for u, w in zip(m[below], m[col], strict=True)]
+    solved = [0.0] * k
+    for row in range(k - 1, -1, -1):
+        solved[row] = (m[row][k] - sum(m[row][i] * solved[i] for i in range(row + 1, k))
+                       ) / m[row][row]
+    for j, v in zip(free, solved, strict=True):
         p[j] = v

@@ -11,7 +11,13 @@ traces are bit-identical. Two references are measured in the same run:
   lock-step runs; lock-step's wall time per period over the floor's is what simserver, the
   bridge and the exchange add to the robot program's own cost;
 - the same world stepped by simserver alone at the same period with scripted inputs (no robot
-  program, no bridge): the physics.
+  program, no bridge): the physics;
+- the bound: the robot program with the bridge's work and the world in its own process, one
+  after the other, nothing exchanged (benchmarks/_floorbot.py with the config): reading the
+  outputs from the HAL, stepping the world, writing the sensors, the bridge's clock. Every
+  lock-step period does this work in this order, whatever carries it between the processes,
+  so no lock-step of this design can be faster. Measured in the interpreted build and, when
+  ``make compiled`` has built it, in the compiled one.
 
     python benchmarks/lockstep.py [--seconds 60]
 """
@@ -38,6 +44,7 @@ from simserver.runs.session import RunOptions, Session
 
 REPO = Path(__file__).resolve().parents[1]
 KITBOT = REPO / "examples" / "kitbot"
+COMPILED = REPO / "build" / "compiled"  # `make compiled`
 GOAL = 10.0  # × real time (issue 3)
 FLOOR_GOAL = 1.5  # lock-step wall per period over the floor's (issue 24)
 
@@ -105,14 +112,18 @@ def _lockstep_run(seconds: float, work: Path, name: str) -> tuple[dict, bytes]:
         log.close()
 
 
-def _floor(seconds: float, work: Path) -> float:
+def _floor(seconds: float, work: Path, bound: bool = False, compiled: bool = False) -> float:
     """Wall s per 20 ms period of the kitbot stepped alone by ``stepTiming`` in its own
-    process (benchmarks/_floorbot.py): no simserver, no bridge."""
+    process (benchmarks/_floorbot.py): no simserver, no bridge. With ``bound``, the bridge's
+    work and the world in that process too (the bound of lock-step), in the compiled build
+    with ``compiled``."""
     periods = round(seconds / 0.02)
+    path = [str(COMPILED), str(REPO)] if compiled else [str(REPO)]
+    config = [str(KITBOT / "simserver.toml")] if bound else []
     run = subprocess.run(
         [sys.executable, str(Path(__file__).with_name("_floorbot.py")), str(periods),
-         str(_free_port())], cwd=KITBOT, capture_output=True, text=True, timeout=seconds + 120,
-        env=dict(os.environ, PYTHONPATH=str(REPO)))
+         str(_free_port()), *config], cwd=KITBOT, capture_output=True, text=True,
+        timeout=seconds + 120, env=dict(os.environ, PYTHONPATH=os.pathsep.join(path)))
     if run.returncode != 0:
         raise RuntimeError(f"the floor's robot program failed: {run.stderr[-2000:]}")
     result = json.loads(run.stdout.strip().splitlines()[-1])
@@ -134,15 +145,22 @@ def _physics_alone(seconds: float) -> float:
 
 
 def measure_lockstep(seconds: float = 60.0) -> dict:
-    """The floor, two lock-step runs, the floor again, and the physics-alone reference."""
+    """The floor, the bound (in each build there is), two lock-step runs, the same again, and
+    the physics-alone reference."""
+    builds = [False, True] if (COMPILED / "simserver").is_dir() else [False]
     with tempfile.TemporaryDirectory(prefix="simserver-lockstep-") as tmp:
         work = Path(tmp)
         floors = [_floor(seconds, work)]
+        bounds = {c: [_floor(seconds, work, True, c)] for c in builds}
         first, trace1 = _lockstep_run(seconds, work, "run1")
         second, trace2 = _lockstep_run(seconds, work, "run2")
         floors.append(_floor(seconds, work))
+        for c in builds:
+            bounds[c].append(_floor(seconds, work, True, c))
     rates = [r["sim_time"] / r["wall_time"] for r in (first, second)]
     return {
+        "bound_ms": [x * 1e3 for x in bounds[False]],
+        "bound_compiled_ms": [x * 1e3 for x in bounds.get(True, [])],
         "seconds": seconds,
         "rates": rates,
         "period_ms": [20.0 / rate for rate in rates],  # wall ms per 20 ms period
@@ -173,9 +191,15 @@ def _rows(r: dict) -> list[list[str]]:
          "the physics alone"],
         # A period's physics needs that period's outputs and the next period needs its
         # sensors: no lock-step can take less than the robot program plus the physics.
-        ["bound: floor + physics, one after the other",
+        ["floor + physics, one after the other",
          f"{20.0 / (floor + physics):.0f}×", f"{floor + physics:.3f} ms",
          f"{(floor + physics) / floor:.2f}× the floor, with no cost for the exchange"],
+        *[[f"bound: robot program + bridge + world in one process, nothing exchanged, "
+           f"{build} (2 runs)", " / ".join(f"{20.0 / x:.0f}×" for x in ms),
+           " / ".join(f"{x:.3f} ms" for x in ms),
+           f"{min(ms) / floor:.2f}× the floor: the least any lock-step of this design takes"]
+          for build, ms in (("interpreted", r["bound_ms"]),
+                            ("compiled", r["bound_compiled_ms"])) if ms],
         ["determinism: pose traces of the 2 runs",
          "bit-identical" if r["identical"] else "DIFFERENT", f"{r['trace_bytes']} bytes", ""],
     ]

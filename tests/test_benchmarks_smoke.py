@@ -88,6 +88,12 @@ def test_run_all_quick_prints_throughput_and_latency_tables(tmp_path):
                   r"× / " + NUMBER + r"×.*lock-step / floor " + NUMBER + "×", out, re.M)
     assert m, f"no floor row:\n{out}"
     assert all(float(m.group(i)) > 0 for i in (1, 2, 3))
+    # The bound: the bridge and the world in the robot program's process, nothing exchanged.
+    m = re.search(r"^bound: robot program \+ bridge \+ world in one process, nothing exchanged, "
+                  r"interpreted \(2 runs\)\s+" + NUMBER + r"× / " + NUMBER + r"×.*\s" + NUMBER +
+                  "× the floor", out, re.M)
+    assert m, f"no bound row:\n{out}"
+    assert all(float(m.group(i)) > 0 for i in (1, 2, 3))
     assert re.search(r"^determinism: pose traces of the 2 runs\s+(bit-identical|DIFFERENT)",
                      out, re.M), out
     assert "## Lock-step with a robot program" in md

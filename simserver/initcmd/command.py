@@ -52,6 +52,7 @@ def init_cmd(robot_dir: Path, output: Path | None, force: bool, python: str,
     except DiscoveryError as exc:
         click.echo(f"simserver init: {exc}", err=True)
         sys.exit(exc.code)
+    listing["physics_py"] = (robot_dir / "physics.py").is_file()
     text = render(build(listing), str(robot_dir.resolve().name or robot_dir))
     try:
         loads(text, source=str(target))

@@ -41,6 +41,10 @@ CORNERS = {"front_left": ({"front", "fl"}, {"left", "fl"}),
            "rear_right": ({"rear", "back", "br", "rr"}, {"right", "br", "rr"})}
 CORNER_WORDS = set().union(*(fb | lr for fb, lr in CORNERS.values()))
 TYPICAL_CPR = (4096, 2048, 1024, 512, 360, 256, 250, 128, 100, 42, 20, 8192)
+#: FRC drive wheel diameters, inches: a drive encoder's counts per revolution times its
+#: distance per pulse is one of these times π in the program's length unit.
+WHEEL_DIAMETERS = (2.0, 3.0, 3.25, 4.0, 5.0, 6.0, 8.0)
+LENGTH_UNITS = (("in", 1.0), ("ft", 12.0), ("m", 1 / 0.0254))  # (unit, inches per unit)
 DRUM_RADIUS = 0.0254  # m: the elevator drum radius the draft writes (1 in, to confirm)
 
 
@@ -52,8 +56,10 @@ def words(path: str) -> list[str]:
 
 
 def meaningful(path: str) -> set[str]:
-    """The words of ``path`` that tell devices apart (not "motor", "robot", ...)."""
-    return {w for w in words(path) if w not in GENERIC and not w.isdigit()}
+    """The words of ``path`` that tell devices apart (not "motor", "robot", ..., nor numbers:
+    ``left1`` says left)."""
+    spaced = re.sub(r"([A-Za-z])([0-9])", r"\1 \2", path)
+    return {w for w in words(spaced) if w not in GENERIC and not w.isdigit()}
 
 
 @dataclass
@@ -354,6 +360,56 @@ def _angle_unit(dpp: float) -> tuple[str, int | None]:
     return "ticks", 2048
 
 
+def _length_unit(dpp: float) -> tuple[str, float | None]:
+    """The length unit a drive encoder's ``dpp`` is in, with the wheel diameter (inches),
+    when a typical encoder's counts per revolution times ``dpp`` is the circumference of a
+    typical FRC wheel in inches, feet or metres (the encoder on the wheel's axle); else
+    ("m", None): the program then has to be read."""
+    for unit, inches in LENGTH_UNITS:
+        for cpr in TYPICAL_CPR:
+            diameter = dpp * cpr / math.pi * inches
+            for typical in WHEEL_DIAMETERS:
+                if abs(diameter - typical) < 1e-6 * typical:
+                    return unit, typical
+    return "m", None
+
+
+def _unit(address: str, best: Motor, dpp: float, kind: str, physics_py: bool
+          ) -> dict[str, Any]:
+    """The unit of an encoder at ``address`` measuring ``best`` (a mechanism's of ``kind``),
+    from the program's distance per pulse ``dpp``: with how it was chosen and, for a drive
+    encoder, the wheel diameter (inches) it says, or None."""
+    quadrature = address.startswith("encoder:")
+    if best.role == "drive" and quadrature:
+        unit, diameter = _length_unit(dpp)
+        return {"unit": unit, "unit_sure": diameter is not None, "wheel": diameter}
+    if best.role == "drive":
+        return {"unit": "m"}
+    if best.role == "steer":
+        return {"unit": _angle_unit(dpp)[0] if quadrature else "rotations"}
+    if dpp == 1.0 and physics_py and quadrature:
+        # WPILib's default: the program reads what its physics.py writes, from WPILib's
+        # simulation classes (rad, m), not pulses of a real 360-count encoder (deg)
+        return {"unit": "m" if kind == "elevator" else "rad", "unit_from": "physics.py"}
+    return {"unit": "m" if kind == "elevator" else _angle_unit(dpp)[0]}
+
+
+def _cancoder(entry: dict[str, Any], obj: dict[str, Any], best: Motor | None,
+              on_arm: bool) -> None:
+    """A CANcoder's unit, and whether and from where it reads absolutely: on a module's
+    steering or an arm, with the offset that makes it read simserver's angle."""
+    steer = best is not None and best.role == "steer"
+    turns = steer or on_arm
+    entry.update(unit="rotations", absolute=turns)
+    if turns and "magnet_offset" in obj:
+        # Phoenix reads direction x raw + MagnetOffset: this offset makes it read
+        # simserver's angle (a module's 0 = forward, an arm's 0 = horizontal)
+        sign = -1.0 if obj.get("inverted") else 1.0
+        entry["offset"] = -sign * obj["magnet_offset"]
+        entry["magnet_offset"] = obj["magnet_offset"]
+        entry["offset_sure"] = steer
+
+
 def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -> None:
     """Each encoder with the motor it most likely measures, in a unit that keeps the
     program's distance-per-pulse working."""
@@ -363,6 +419,7 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
                     if c["class"] == "CANcoder"})
     kinds = {name: kind for name, (kind, _) in draft.mechanisms.items()}
     mech_of = {motor: name for name, (_, motor) in draft.mechanisms.items()}
+    unsure = {motor for name, (kind, motor) in draft.mechanisms.items() if kind.endswith("?")}
     taken: set[str] = set()
     for dev in listing.get("devices", []):
         if dev["role"] != "encoder":
@@ -371,31 +428,16 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
         detail = dev.get("detail", {})
         obj = objects.get(tuple(detail.get("channels", ())) or address, {})
         path = obj.get("path", "")
-        best = _steer_of(address, path, listing, motors) or _closest(path, motors)
+        best = _steer_of(address, path, listing, motors) or _closest(path, motors, unsure)
         entry: dict[str, Any] = {"address": address, "label": dev["label"], "path": path,
                                  "motor": best.name if best else None}
         dpp = detail.get("distance_per_pulse", 0.0)
         if address.startswith("cancoder:"):
-            steer = best is not None and best.role == "steer"
-            turns = steer or (best is not None and kinds.get(
+            _cancoder(entry, obj, best, best is not None and kinds.get(
                 mech_of.get(best.name, ""), "").rstrip("?") == "arm")
-            entry.update(unit="rotations", absolute=turns)
-            if turns and "magnet_offset" in obj:
-                # Phoenix reads direction x raw + MagnetOffset: this offset makes it read
-                # simserver's angle (a module's 0 = forward, an arm's 0 = horizontal)
-                sign = -1.0 if obj.get("inverted") else 1.0
-                entry["offset"] = -sign * obj["magnet_offset"]
-                entry["magnet_offset"] = obj["magnet_offset"]
-                entry["offset_sure"] = steer
-        elif best is None:
-            pass
-        elif best.role == "drive":
-            entry["unit"] = "m"
-        elif best.role == "steer":
-            entry["unit"] = _angle_unit(dpp)[0] if address.startswith("encoder:") else "rotations"
-        else:
-            kind = kinds.get(mech_of.get(best.name, ""), "")
-            entry["unit"] = "m" if kind == "elevator" else _angle_unit(dpp)[0]
+        elif best is not None:
+            entry.update(_unit(address, best, dpp, kinds.get(mech_of.get(best.name, ""), ""),
+                               bool(listing.get("physics_py"))))
         if entry.get("unit") == "ticks":
             entry["ticks_per_revolution"] = _angle_unit(dpp)[1]
         entry["inverted"] = bool(detail.get("reverse") or obj.get("inverted"))
@@ -404,6 +446,9 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
             base = f"{best.name.removesuffix('_steer')}_azimuth"  # a module in a list
         entry["name"] = _unique(base, taken)
         draft.encoders.append(entry)
+    wheels = {e["wheel"] for e in draft.encoders if "wheel" in e}  # the drive encoders'
+    if draft.drivetrain is not None and len(wheels) == 1 and None not in wheels:
+        draft.drivetrain["wheel_diameter"] = f"{wheels.pop():g} in"
     spark_sensors = {f"{c['class'].lower()}:{c['id']}": c for c in listing.get("can", [])
                      if c.get("sensor")}
     for m in motors:  # the integrated sensor of a CAN motor controller turns with the motor
@@ -442,9 +487,11 @@ def _steer_of(address: str, path: str, listing: dict[str, Any],
     return held[0] if len(held) == 1 else None
 
 
-def _closest(path: str, motors: list[Motor]) -> Motor | None:
+def _closest(path: str, motors: list[Motor], unsure: set[str] | frozenset[str] = frozenset()
+             ) -> Motor | None:
     """The motor whose attribute path shares the most telling words with ``path`` (ties: the
-    one under the same parent object); None if no word is shared."""
+    one under the same parent object, then the one motor whose job is known among motors
+    named in ``unsure``, whose job init could not tell); None if no word is shared."""
     if not path:
         return motors[0] if len(motors) == 1 else None
     mine = meaningful(path)
@@ -457,6 +504,8 @@ def _closest(path: str, motors: list[Motor]) -> Motor | None:
         return same[0] if len(same) == 1 else None
     best = max(s for s, _ in scored)
     winners = [m for s, m in scored if s == best]
+    if len(winners) > 1:  # ``leftEncoder`` beside ``left1`` driving and ``left2`` unused
+        winners = [m for m in winners if m.name not in unsure] or winners
     return winners[0] if len(winners) == 1 else None
 
 

@@ -65,7 +65,7 @@ def _drivetrain(draft: Draft) -> list[str]:
                        "kinematics")
         else:
             out.append(f'track_width = "26 in"      {CONFIRM} left to right wheel contact lines')
-        out += [f'wheel_diameter = "6 in"     {CONFIRM}',
+        out += [_wheel_diameter(dt),
                 f"gearing = 10.71             {CONFIRM} reduction from motor to wheel"]
     elif dt["type"] == "mecanum":
         out += [f"{c} = {_q(dt[c])}" for c in ("front_left", "front_right", "rear_left",
@@ -75,7 +75,7 @@ def _drivetrain(draft: Draft) -> list[str]:
                 out.append(f'{key} = "{dt[key]:.4g} m"      # from the program\'s kinematics')
             else:
                 out.append(f'{key} = "{default}"      {CONFIRM}')
-        out += [f'wheel_diameter = "6 in"     {CONFIRM}',
+        out += [_wheel_diameter(dt),
                 f"gearing = 10.71             {CONFIRM} reduction from motor to wheel"]
     else:
         out += _swerve_values(dt.get("ctre"))
@@ -84,6 +84,14 @@ def _drivetrain(draft: Draft) -> list[str]:
                     "kinematics", f'x = "{x:.4g} m"', f'y = "{y:.4g} m"',
                     f"drive = {_q(drive)}", f"steer = {_q(steer)}"]
     return [*out, ""]
+
+
+def _wheel_diameter(dt: dict[str, Any]) -> str:
+    """A tank or mecanum drivetrain's wheel diameter: the drive encoders', else typical."""
+    if "wheel_diameter" in dt:
+        return (f'wheel_diameter = "{dt["wheel_diameter"]}"     # from the drive encoders\' '
+                "distance per pulse (on the wheel axle)")
+    return f'wheel_diameter = "6 in"     {CONFIRM}'
 
 
 def _swerve_values(ctre: dict[str, float] | None) -> list[str]:
@@ -126,7 +134,14 @@ def _encoders(draft: Draft) -> list[str]:
         out += [f"[encoders.{e['name']}]" + (f"    # {e['path']}" if e["path"] else ""),
                 f"motor = {_q(e['motor'])}"]
         unit = e["unit"]
-        if e["address"].startswith("encoder:") and unit != "ticks":
+        if e.get("unit_from") == "physics.py":
+            out.append(f"unit = {_q(unit)}" + " " * max(1, 20 - len(unit)) + f"{CONFIRM} the "
+                       "program keeps WPILib's distance per pulse (1), so it reads what its "
+                       "physics.py writes: WPILib's simulation classes are in rad and m")
+        elif e.get("unit_sure") is False:
+            out.append(f"unit = {_q(unit)}" + " " * max(1, 20 - len(unit)) + f"{CONFIRM} the "
+                       "length unit of the program's distance per pulse (m, ft or in)")
+        elif e["address"].startswith("encoder:") and unit != "ticks":
             out.append(f"unit = {_q(unit)}" + " " * max(1, 20 - len(unit))
                        + "# the program's distance-per-pulse turns counts into this unit")
         else:

@@ -12,6 +12,7 @@ from simserver.initcmd.draft import (
     CONFIRM,
     _analog_unit,
     _angle_unit,
+    _length_unit,
     _name_of,
     build,
     words,
@@ -189,9 +190,64 @@ def test_tank_sides_by_name_with_kinematics_track_width_and_reversed_encoder():
     assert {n: (e.motor, e.unit, e.inverted) for n, e in cfg.encoders.items()} == {
         "left": ("left", "m", False), "right": ("right", "m", True)}
     assert [str(a) for a in cfg.gyro.hal] == ["navx"]
+    # 360 counts per turn of a 6 in wheel, in metres: the wheel is the encoders'
+    assert cfg.drivetrain.wheel_diameter == pytest.approx(0.1524, rel=1e-9)
     confirms = [line for line in text.splitlines() if CONFIRM in line and line[0] != "#"]
-    assert len(confirms) == 6  # mass, width (the wheels sit 22 in apart), 2 motor types,
-    # wheel diameter, gearing
+    assert len(confirms) == 5  # mass, width (the wheels sit 22 in apart), 2 motor types,
+    # gearing
+
+
+@pytest.mark.parametrize(("dpp", "unit", "diameter"), [
+    (6 * math.pi / 1024, "in", 6.0),  # robotpy/examples HatchbotTraditional
+    (0.1524 * math.pi / 2048, "m", 6.0),  # Units.inchesToMeters(6) * pi / 2048
+    (4 / 12 * math.pi / 360, "ft", 4.0),
+    (3.25 * math.pi / 8192, "in", 3.25),
+    (0.0123, "m", None),  # nothing typical: metres, to confirm
+])
+def test_a_drive_encoders_length_unit_makes_a_typical_wheel_of_a_typical_encoder(dpp, unit,
+                                                                                  diameter):
+    got_unit, got_diameter = _length_unit(dpp)
+    assert got_unit == unit
+    assert got_diameter == diameter  # inches, exactly the typical size
+
+
+def hatchbot(dpp: float) -> dict:
+    """robotpy/examples HatchbotTraditional's drive: PWM 0-3 (left1/left2/right1/right2, only
+    left1 and right1 in its DifferentialDrive), encoders on DIO 0-1 and 2-3 named leftEncoder
+    and rightEncoder, their distance per pulse ``dpp``."""
+    drive = "robot.container.drive"
+    return {"devices": [*pwm(0, 1, 2, 3), encoder(0, dpp), encoder(2, dpp, reverse=True)],
+            "motors": [motor(f"{drive}.left1", 0, "PWMVictorSPX"),
+                       motor(f"{drive}.left2", 1, "PWMVictorSPX"),
+                       motor(f"{drive}.right1", 2, "PWMVictorSPX", inverted=True),
+                       motor(f"{drive}.right2", 3, "PWMVictorSPX")],
+            "encoders": [{"path": f"{drive}.leftEncoder", "channels": [0, 1],
+                          "distance_per_pulse": dpp, "reverse": False},
+                         {"path": f"{drive}.rightEncoder", "channels": [2, 3],
+                          "distance_per_pulse": dpp, "reverse": True}],
+            "drives": [{"path": f"{drive}.drive", "class": "DifferentialDrive",
+                        "left": [0], "right": [2]}]}
+
+
+def test_numbered_drive_motors_claim_their_sides_encoders_in_the_programs_inches():
+    text = render(build(hatchbot(6 * math.pi / 1024)), "hatchbot")
+    cfg = loads(text)
+    assert (cfg.drivetrain.left, cfg.drivetrain.right) == ("left1", "right1")
+    # left1 and the unused left2 share "left" with leftEncoder; the drive side wins
+    assert {n: (e.motor, e.unit, e.inverted) for n, e in cfg.encoders.items()} == {
+        "left": ("left1", "in", False), "right": ("right1", "in", True)}
+    assert cfg.drivetrain.wheel_diameter == pytest.approx(6 * 0.0254, rel=1e-9)
+    assert 'wheel_diameter = "6 in"' in text
+
+
+def test_a_drive_encoder_in_no_typical_unit_is_metres_to_confirm():
+    text = render(build(hatchbot(0.0123)), "hatchbot")
+    cfg = loads(text)
+    assert {e.unit for e in cfg.encoders.values()} == {"m"}
+    units = [line for line in text.splitlines() if line.startswith("unit =")]
+    assert len(units) == 2 and all(CONFIRM in line for line in units)
+    assert any(line.startswith('wheel_diameter = "6 in"') and CONFIRM in line
+               for line in text.splitlines())
 
 
 def test_an_empty_program_gives_a_config_without_drivetrain_that_loads():
@@ -288,3 +344,21 @@ def test_module_constants_that_disagree_or_name_other_devices_give_no_values():
     assert build(swerve_listing(odd)).drivetrain["ctre"] is None
     other = [ctre_module(i, drive_id=40 + i) for i in range(4)]
     assert build(swerve_listing(other)).drivetrain["ctre"] is None
+
+
+@pytest.mark.parametrize(("physics_py", "unit"), [(True, "rad"), (False, "deg")])
+def test_an_encoder_left_at_one_pulse_reads_what_physics_py_writes(physics_py, unit):
+    """robotpy/examples FlywheelBangBangController: no setDistancePerPulse, and its physics.py
+    writes FlywheelSim's rad/s into the EncoderSim; without a physics.py, 1 per pulse is a
+    360-count encoder's degrees."""
+    listing = {"devices": [*pwm(0), encoder(0, 1.0)],
+               "motors": [motor("robot.flywheelMotor", 0)],
+               "encoders": [{"path": "robot.encoder", "channels": [0, 1],
+                             "distance_per_pulse": 1.0, "reverse": False}],
+               "physics_py": physics_py}
+    text = render(build(listing), "flywheel")
+    cfg = loads(text)
+    assert {n: (e.motor, e.unit) for n, e in cfg.encoders.items()} == {
+        "flywheel": ("flywheel", unit)}
+    line = next(line for line in text.splitlines() if line.startswith("unit ="))
+    assert (CONFIRM in line and "physics.py" in line) == physics_py

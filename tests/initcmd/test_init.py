@@ -131,14 +131,15 @@ def run_beside(program: str, cfg: Path, env: dict[str, str], *args: str,
 
 
 # What a team fills in after `init`: only motor types, gearing, sizes and mass (the values the
-# test programs' code assumes), as (key, value, table or None for the first CONFIRM line).
+# test programs' code assumes), as (key, value, table or None for the first CONFIRM line). The
+# tank and mecanum programs' wheels come from their drive encoders' distance per pulse.
 DRIVE_CONFIRMS = {
     "diffbot": [("type", '"NEO"', "motors.left"), ("type", '"NEO"', "motors.right"),
-                ("wheel_diameter", '"4 in"', None), ("gearing", "8.45", None),
+                ("gearing", "8.45", None),
                 ("mass", '"50 lb"', None), ("width", '"39 in"', "robot")],
     "mecanumbot": [*(("type", '"NEO"', f"motors.{c}") for c in
                      ("front_left", "front_right", "back_left", "back_right")),
-                   ("wheel_diameter", '"6 in"', None), ("gearing", "10.71", None),
+                   ("gearing", "10.71", None),
                    ("mass", '"50 lb"', None), ("length", '"39 in"', "robot"),
                    ("width", '"39 in"', "robot")],
     "swervebot": [*(("type", '"NEO"', f"motors.{c}_{k}") for c in

@@ -44,7 +44,9 @@ import fnmatch
 import hashlib
 import importlib.util
 import json
+import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -67,6 +69,12 @@ DIGESTS = "digests.json"
 #: Packages whose arithmetic the traces depend on: digests made with other versions differ.
 NUMERIC_PACKAGES = ("numpy", "robotpy-wpimath", "robotpy-wpiutil", "robotpy-apriltag",
                     "pyntcore", "photonlibpy")
+#: OpenBLAS (numpy's matmul and dot) chooses its kernels for the CPU as it loads, and they
+#: round differently (Sapphire Rapids' and Haswell's gave other digests for the camera and
+#: game-piece cases): traces are made with Haswell's (AVX2 and FMA) on every x86-64 CPU that
+#: has those.
+BLAS_CORE = "Haswell"
+BLAS_VARIABLE = "OPENBLAS_CORETYPE"
 
 
 @dataclass
@@ -81,12 +89,39 @@ class Result:
     seconds: float
 
 
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags (Linux; empty elsewhere)."""
+    try:
+        text = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return set()
+    found = re.search(r"^flags\s*:(.*)$", text, re.M)
+    return set(found.group(1).split()) if found else set()
+
+
+def numeric_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """``base`` (this process's environment) with OpenBLAS's kernels pinned to BLAS_CORE,
+    where the CPU runs them and nobody chose others."""
+    env = dict(os.environ if base is None else base)
+    if (BLAS_VARIABLE not in env and platform.machine().lower() in ("x86_64", "amd64")
+            and {"avx2", "fma"} <= _cpu_flags()):
+        env[BLAS_VARIABLE] = BLAS_CORE
+    return env
+
+
+def pinned() -> bool:
+    """Whether numpy's OpenBLAS in this process loaded with the kernels traces are made
+    with (the variable is read as the library loads: a process must start with it)."""
+    return os.environ.get(BLAS_VARIABLE) == numeric_env().get(BLAS_VARIABLE)
+
+
 def environment() -> dict[str, str]:
     """What the digests depend on besides the code: the Python, the machine and its C
-    library (libm), the numeric packages' versions."""
+    library (libm), the BLAS kernels, the numeric packages' versions."""
     libc, libc_version = platform.libc_ver()
     env = {"python": ".".join(platform.python_version_tuple()[:2]),
-           "machine": platform.machine(), "libc": f"{libc} {libc_version}".strip()}
+           "machine": platform.machine(), "libc": f"{libc} {libc_version}".strip(),
+           "openblas_coretype": numeric_env().get(BLAS_VARIABLE, "-")}
     for name in NUMERIC_PACKAGES:
         try:
             env[name] = version(name)
@@ -144,9 +179,12 @@ def run_case(case: Case, repo: Path, out: Path) -> Result:
 
 def run_cases(repo: Path, cases: Iterable[Case], out: Path, jobs: int = 2) -> list[Result]:
     """Every case, in-process worlds here while command-line runs go on in ``jobs`` threads
-    (each waits on its subprocess) and robot programs one at a time after them (port 5810)."""
+    (each waits on its subprocess) and robot programs one at a time after them (port 5810);
+    in a new process with the BLAS kernels pinned when this one was not started so."""
     cases = [c for c in cases if available(c)]
     out.mkdir(parents=True, exist_ok=True)
+    if not pinned():
+        return _run_pinned(repo, cases, out, jobs)
     results: dict[str, Result] = {}
     with ThreadPoolExecutor(max(1, jobs)) as pool:
         futures: list[Future[Result]] = [pool.submit(run_case, c, repo, out) for c in cases
@@ -161,6 +199,21 @@ def run_cases(repo: Path, cases: Iterable[Case], out: Path, jobs: int = 2) -> li
         if c.name not in results:
             results[c.name] = run_case(c, repo, out)
     return [results[c.name] for c in cases]
+
+
+def _run_pinned(repo: Path, cases: list[Case], out: Path, jobs: int) -> list[Result]:
+    """run_cases in a ``trace`` subprocess started with numeric_env()."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "trace", "--repo", str(repo),
+           "--dir", str(out), "--jobs", str(jobs),
+           *[arg for c in cases for arg in ("--cases", c.name)]]
+    start = time.perf_counter()
+    done = subprocess.run(cmd, cwd=repo, env=numeric_env(python_env(repo)))
+    if done.returncode != 0:
+        raise RuntimeError(f"tracing failed (exit {done.returncode}): {' '.join(cmd)}")
+    seconds = (time.perf_counter() - start) / max(1, len(cases))  # each case's share
+    got = json.loads((out / DIGESTS).read_text())["cases"]
+    return [Result(c.name, out / file_name(c.name), got[c.name]["sha256"],
+                   got[c.name]["ticks"], got[c.name]["records"], seconds) for c in cases]
 
 
 def commit_of(repo: Path) -> str:
@@ -252,7 +305,7 @@ def trace_side(python: Path, tree: Path, out: Path, args: argparse.Namespace) ->
            "--dir", str(out), "--jobs", str(args.jobs), *(["--fast"] if args.fast else []),
            *[arg for p in args.cases or () for arg in ("--cases", p)]]
     print(f"tracing {tree} ...", file=sys.stderr)
-    done = subprocess.run(cmd, cwd=tree, env=python_env(tree))
+    done = subprocess.run(cmd, cwd=tree, env=numeric_env(python_env(tree)))
     if done.returncode != 0:
         raise SystemExit(f"tracing {tree} failed (exit {done.returncode}): {' '.join(cmd)}")
     return json.loads((out / DIGESTS).read_text())

@@ -419,7 +419,7 @@ def guess_encoders(listing: dict[str, Any], motors: list[Motor], draft: Draft) -
                     if c["class"] == "CANcoder"})
     kinds = {name: kind for name, (kind, _) in draft.mechanisms.items()}
     mech_of = {motor: name for name, (_, motor) in draft.mechanisms.items()}
-    unsure = {motor for name, (kind, motor) in draft.mechanisms.items() if kind.endswith("?")}
+    unsure = {motor for kind, motor in draft.mechanisms.values() if kind.endswith("?")}
     taken: set[str] = set()
     for dev in listing.get("devices", []):
         if dev["role"] != "encoder":

@@ -60,6 +60,20 @@ class Guarded:
         return self.ready() and self.inner.settle()
 
 
+class Either:
+    """A watch that tells a write to any of several values of one device."""
+
+    def __init__(self, *watches: Watched):
+        self.watches = watches
+
+    def observe(self) -> None:
+        for w in self.watches:
+            w.observe()
+
+    def settle(self) -> bool:
+        return any([w.settle() for w in self.watches])  # every one settles
+
+
 class LazyDevice:
     """A SimDevice looked up by name until it exists; with ``prefix``, the first device whose
     name starts with ``name``."""
@@ -163,7 +177,9 @@ class QuadratureEncoder:
         self.ticks = unit_kind(unit) == "ticks"
         self.sim: EncoderSim | None = None
         self._count = Rezero(self._read_count, self._write_count)
-        self.watch: Watched = Guarded(lambda: self._device() is not None, self._count)
+        # physics.py may write the count, or only the rate (robotpy's FlywheelBangBangController)
+        self.watch: Watched = Guarded(lambda: self._device() is not None,
+                                      Either(self._count, Watch(self._read_rate)))
 
     def _device(self) -> EncoderSim | None:
         if self.sim is None:
@@ -179,6 +195,9 @@ class QuadratureEncoder:
     def _write_count(self, count: float) -> None:
         if self.sim is not None:
             self.sim.setCount(round(count))
+
+    def _read_rate(self) -> float:
+        return self.sim.getRate() if self.sim is not None else 0.0
 
     def write(self, position: float, velocity: float) -> None:
         sim = self._device()

@@ -34,7 +34,7 @@ from wpilib.simulation import (
     SolenoidSim,
 )
 
-from simserver.bridge.core import Bridge
+from simserver.bridge.core import FOREIGN_LOOPS, Bridge
 from simserver.bridge.objects import ProgramObjects
 from simserver.config.loader import loads
 from simserver.contract import topics
@@ -525,6 +525,33 @@ def test_encoder_created_after_the_bridge_starts_is_picked_up(hw):
     encoder = hw(wpilib.Encoder(20, 21))
     bridge.apply(enc("e", 11.0))
     assert encoder.get() == 11
+
+
+def _loops(bridge: Bridge, physics_py: Callable[[int], None], n: int = FOREIGN_LOOPS) -> None:
+    """``n`` robot loops' simulation part: SimPeriodicBefore, ``physics_py(loop)``,
+    SimPeriodicAfter, then simserver's values written (moving every loop)."""
+    for loop in range(n):
+        bridge.observe()
+        physics_py(loop)
+        bridge.settle()
+        bridge.apply(enc("e", 1.0 + loop, 2.0 + loop))
+
+
+def test_a_physics_py_that_writes_only_an_encoders_rate_is_named(hw):
+    """robotpy's FlywheelBangBangController: its physics.py sets the EncoderSim's rate only."""
+    bridge = make_bridge(encoder_table("e", "encoder:22", unit="rad"))
+    sim = EncoderSim(hw(wpilib.Encoder(22, 23)))
+    _loops(bridge, lambda loop: sim.setRate(100.0 + loop))
+    assert [w for w in bridge.warnings if "also writes encoders.e (encoder:22)" in w], (
+        bridge.warnings)
+
+
+def test_the_bridges_own_encoder_writes_and_a_reset_are_no_other_writer(hw):
+    bridge = make_bridge(encoder_table("e", "encoder:24", unit="rad"))
+    encoder = hw(wpilib.Encoder(24, 25))
+    encoder.reset()  # the program's own code runs before SimPeriodicBefore
+    _loops(bridge, lambda loop: None, 2 * FOREIGN_LOOPS)
+    assert bridge.warnings == []
 
 
 # --- CAN and SimDevice encoders (the values a vendor library's sim reads) -----------------------

@@ -63,6 +63,18 @@ def test_lockstep_robot_programs_trace_as_at_the_golden_commit(tmp_path):
     check(("robot/",), tmp_path)
 
 
+def test_traces_pin_openblas_kernels_where_the_cpu_runs_them_and_keep_a_choice_made():
+    flags = traces._cpu_flags()
+    runs_them = ({"avx2", "fma"} <= flags
+                 and traces.platform.machine().lower() in ("x86_64", "amd64"))
+    assert traces.numeric_env({}).get(traces.BLAS_VARIABLE) == (
+        traces.BLAS_CORE if runs_them else None)
+    chosen = {traces.BLAS_VARIABLE: "SkylakeX", "OTHER": "1"}
+    assert traces.numeric_env(chosen) == chosen
+    assert traces.environment()["openblas_coretype"] == traces.numeric_env().get(
+        traces.BLAS_VARIABLE, "-")
+
+
 def test_every_traced_case_has_a_golden_digest():
     names = {c.name for c in traces.CASES}
     assert names == set(GOLDEN["cases"]), "regenerate tests/golden/traces.json"
